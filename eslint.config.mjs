@@ -1,0 +1,57 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const natsClient = {
+  paths: ['nats'],
+  patterns: [{ group: ['@nats-io/*'], message: 'Only libs/middleware talks to the NATS client; use @esp/middleware.' }],
+};
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/tmp/**', '**/.nx/**', '**/*.py'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          banTransitiveDependencies: false,
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util'] },
+            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util'] },
+            { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:protocol', 'type:codec', 'type:util'] },
+            // codecs depend on nothing but their encoder libraries: no transport, no sockets, no apps
+            {
+              sourceTag: 'type:codec',
+              onlyDependOnLibsWithTags: ['type:codec'],
+              bannedExternalImports: ['nats', '@nats-io/*', 'node:net', 'net', 'node:http', 'http', 'node:dgram', 'pino'],
+            },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util', 'type:codec', 'type:protocol', 'type:testing'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util', 'type:testing'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-imports': ['error', natsClient],
+    },
+  },
+  {
+    // the one door to the NATS client
+    files: ['libs/middleware/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    // the shared vitest preset lives at the workspace root, outside any project
+    files: ['**/vitest.config.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
+    files: ['**/*.spec.ts', '**/test/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);
