@@ -1,1 +1,67 @@
-export {};
+/**
+ * Cheetah entities of MS-FSCDFT 2.2 (`cht::core`) and MS-FSDPD 2.2 (`cht::documentmessages`) as classes, and
+ * their msgpackr encoding (one extension carrying type id and checksum).
+ *
+ *   import { OperationSet, UpdateOperation, DocumentEntity, DocumentId, StringAttribute,
+ *            encodeCheetah, decodeCheetah } from '@esp/codecs';
+ *   const batch = new OperationSet({ completed_op_id: 0, operations: [new UpdateOperation({ id: 1, doc:
+ *     new DocumentEntity({ doc_id: new DocumentId({ id: 'doc-1' }),
+ *       document_attributes: [new StringAttribute({ key: 'title', value: 'Hello' })] }) })] });
+ *   const back = decodeCheetah(encodeCheetah({ batch })) as { batch: OperationSet };
+ *
+ * Fields keep the spec's snake_case names; constructors and the decoder check types and the spec's MUSTs and
+ * throw CheetahFieldError / CheetahConstraintError. int is a 32-bit integer, longint a safe-integer number, float
+ * a number, bytearray a Uint8Array; collections are arrays (kept, not copied).
+ */
+export {
+  CheetahChecksumError,
+  CheetahConstraintError,
+  CheetahEncodeError,
+  CheetahFieldError,
+  type CheetahFieldProblem,
+  CheetahMalformedError,
+  CheetahUnknownTypeError,
+} from './cheetah-errors';
+export {
+  CHEETAH_CORE_CHECKSUM,
+  CHEETAH_DOCUMENTMESSAGES_CHECKSUM,
+  type CheetahDescriptor,
+  CheetahEntity,
+  type CheetahEntityClass,
+  type CheetahFieldWriter,
+  type CheetahWire,
+  isCheetahEntity,
+} from './entity';
+export {
+  Action,
+  type ActionName,
+  actionName,
+  isAction,
+  isOperationState,
+  OperationState,
+  type OperationStateName,
+  operationStateName,
+} from './enums';
+export { type CheetahSubsystem } from './field-checks';
+export {
+  assertSessionGuarantees,
+  FeedingPriority,
+  type FeedingPriorityFields,
+  Guarantee,
+  type GuaranteeFields,
+  GuaranteeSet,
+  type GuaranteeSetFields,
+} from './core-entities';
+export * from './key-value-pairs';
+export * from './documents';
+export * from './warnings-and-errors';
+export * from './operations';
+export * from './operation-status';
+export { CHEETAH_ENTITY_CLASSES, findCheetahClass, resolveCheetahClass } from './registry';
+export {
+  CHEETAH_EXT_TYPE,
+  cheetahPackr,
+  decodeCheetah,
+  encodeCheetah,
+  registerCheetahExtension,
+} from './extension';
