@@ -1,0 +1,78 @@
+/**
+ * FSIDL user exceptions: typed values a method raises on purpose. They cross the bus as
+ * { kind: 'user', code, message, data } and are rebuilt on the other side as an instance of the same class.
+ */
+export class UserException extends Error {
+  override name = 'UserException';
+  /** The FSIDL exception name, stable across the wire. */
+  readonly code: string = 'user_exception';
+  /** Whether retrying the same call later may succeed. */
+  readonly retryable: boolean = false;
+  readonly data: Record<string, unknown>;
+
+  constructor(message: string, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.data = data;
+  }
+}
+
+/** processing::unknown_collection: the collection is not configured. */
+export class UnknownCollection extends UserException {
+  override name = 'UnknownCollection';
+  override readonly code = 'unknown_collection';
+}
+
+/** processing::unsupported_guarantee_set */
+export class UnsupportedGuaranteeSet extends UserException {
+  override name = 'UnsupportedGuaranteeSet';
+  override readonly code = 'unsupported_guarantee_set';
+}
+
+/** processing::shutting_down (MS-FSDPD 2.2.37): the server is stopping; go elsewhere. */
+export class ShuttingDown extends UserException {
+  override name = 'ShuttingDown';
+  override readonly code = 'shutting_down';
+  override readonly retryable = true;
+}
+
+/** processing::system_resource_error (MS-FSDPD 2.2.38) */
+export class SystemResourceError extends UserException {
+  override name = 'SystemResourceError';
+  override readonly code = 'system_resource_error';
+  override readonly retryable = true;
+}
+
+/** resolve_exception (MS-FSMW): no binding, or none of a compatible version. */
+export class ResolveException extends UserException {
+  override name = 'ResolveException';
+  override readonly code = 'resolve_exception';
+}
+
+/** The name is already bound to another live object (bind is create-if-absent). */
+export class AlreadyBound extends UserException {
+  override name = 'AlreadyBound';
+  override readonly code = 'already_bound';
+}
+
+type UserExceptionClass = new (message: string, data?: Record<string, unknown>) => UserException;
+
+const registry = new Map<string, UserExceptionClass>();
+
+/** Makes a user exception class rebuildable from its code on the receiving side. */
+export function registerUserException(cls: UserExceptionClass): void {
+  const code = new cls('').code;
+  registry.set(code, cls);
+}
+
+for (const cls of [UnknownCollection, UnsupportedGuaranteeSet, ShuttingDown, SystemResourceError, ResolveException, AlreadyBound]) {
+  registerUserException(cls);
+}
+
+/** Rebuilds a user exception from its wire form; unknown codes give a plain UserException carrying the code. */
+export function userExceptionFromWire(code: string, message: string, data: Record<string, unknown> = {}): UserException {
+  const cls = registry.get(code);
+  if (cls) return new cls(message, data);
+  const e = new UserException(message, data);
+  Object.defineProperty(e, 'code', { value: code });
+  return e;
+}
