@@ -6,6 +6,31 @@ const natsClient = {
   patterns: [{ group: ['@nats-io/*'], message: 'Only libs/middleware talks to the NATS client; use @esp/middleware.' }],
 };
 
+const depConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util'] },
+  { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util'] },
+  { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:protocol', 'type:codec', 'type:util'] },
+  // codecs depend on nothing but their encoder libraries: no transport, no sockets, no apps
+  {
+    sourceTag: 'type:codec',
+    onlyDependOnLibsWithTags: ['type:codec'],
+    bannedExternalImports: ['nats', '@nats-io/*', 'node:net', 'net', 'node:http', 'http', 'node:dgram', 'pino'],
+  },
+  { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util', 'type:codec', 'type:protocol', 'type:testing'] },
+  { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util', 'type:testing'] },
+];
+
+const boundaries = (constraints) => [
+  'error',
+  { enforceBuildableLibDependency: false, allow: [], banTransitiveDependencies: false, depConstraints: constraints },
+];
+
+// tests may also use the test harnesses (real servers, child processes)
+const testConstraints = depConstraints.map((c) =>
+  c.onlyDependOnLibsWithTags ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:testing'] } : c,
+);
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/tmp/**', '**/.nx/**', '**/*.py'] },
   ...nx.configs['flat/base'],
@@ -13,28 +38,7 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          banTransitiveDependencies: false,
-          depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util'] },
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util'] },
-            { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:protocol', 'type:codec', 'type:util'] },
-            // codecs depend on nothing but their encoder libraries: no transport, no sockets, no apps
-            {
-              sourceTag: 'type:codec',
-              onlyDependOnLibsWithTags: ['type:codec'],
-              bannedExternalImports: ['nats', '@nats-io/*', 'node:net', 'net', 'node:http', 'http', 'node:dgram', 'pino'],
-            },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util', 'type:codec', 'type:protocol', 'type:testing'] },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util', 'type:testing'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries(depConstraints),
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-restricted-imports': ['error', natsClient],
@@ -52,6 +56,6 @@ export default tseslint.config(
   },
   {
     files: ['**/*.spec.ts', '**/test/**/*.ts'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@nx/enforce-module-boundaries': boundaries(testConstraints) },
   },
 );

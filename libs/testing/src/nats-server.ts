@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireNatsServerBinary } from './nats-binary';
@@ -16,6 +16,8 @@ export interface NatsServerOptions {
   port?: number;
   /** Extra command-line arguments. */
   args?: string[];
+  /** nats-server configuration text (for settings without a flag, e.g. "max_payload: 16MB"). */
+  config?: string;
   /** How long to wait for the server to be ready (ms, default 15000). */
   startTimeoutMs?: number;
   /** Don't wait for /healthz (a cluster member is not healthy until its peers are up). */
@@ -103,6 +105,11 @@ export class NatsServer {
     if (o.cluster) {
       args.push('--cluster_name', o.cluster.name, '--cluster', `nats://127.0.0.1:${o.cluster.port ?? -1}`);
       if (o.cluster.routes.length) args.push('--routes', o.cluster.routes.join(','));
+    }
+    if (o.config !== undefined) {
+      const file = join(this.workDir, 'nats.conf');
+      writeFileSync(file, o.config);
+      args.unshift('-c', file);
     }
     args.push(...(o.args ?? []));
     return args;

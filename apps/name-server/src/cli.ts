@@ -1,0 +1,43 @@
+import { parseArgs } from 'node:util';
+
+export const HELP = `Usage: name-server [options]
+
+Serves bind / resolve / unbind / list of server objects (MS-FSMW) on NATS. Bindings live in the
+JetStream KV bucket "esp_names"; any number of instances may run at once.
+
+Options:
+  --nats <url>        NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
+  --replicas <n>      JetStream replicas of the bindings bucket: 1, or 3 on a three-server cluster (default: 1)
+  --wait              keep retrying until NATS is reachable instead of failing at once
+  -h, --help          show this help
+`;
+
+export type Cli =
+  | { kind: 'run'; nats: string[]; replicas: number; wait: boolean }
+  | { kind: 'help'; text: string }
+  | { kind: 'error'; message: string };
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        nats: { type: 'string' },
+        replicas: { type: 'string' },
+        wait: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    return { kind: 'error', message: (err as Error).message };
+  }
+  if (values.help) return { kind: 'help', text: HELP };
+  const replicas = values.replicas === undefined ? 1 : Number(values.replicas);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
+    return { kind: 'error', message: `--replicas must be an integer from 1 to 5, got "${values.replicas}"` };
+  }
+  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  return { kind: 'run', nats, replicas, wait: values.wait ?? false };
+}

@@ -1,0 +1,27 @@
+/**
+ * @esp/middleware: MS-FSMW emulated on NATS. The only lib that talks to the NATS client.
+ *
+ *   import { Middleware } from '@esp/middleware';
+ *   const mw = await Middleware.connect({ name: 'item-processor' });
+ *   const { proxy } = await mw.names.resolveProxy(masterDispatcherInterface, 'esp/subsystems/processing/dispatcher');
+ *   const id = await proxy.assign_dispatcher();
+ */
+export { Middleware, type MiddlewareOptions, type ActivateOptions } from './middleware';
+export { ServerObject, type ServerObjectOptions } from './server-object';
+export { type ProxyOptions } from './client-proxy';
+export { NameServerClient } from './name-server-client';
+export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
+export { serveNameServer } from './name-server-host';
+export {
+  SystemException,
+  ObjectNotExist,
+  CallTimeout,
+  BadParameter,
+  VersionMismatch,
+  UnknownMethod,
+  BadRequest,
+  PayloadTooLarge,
+  ServerBusy,
+  InternalError,
+  TransportError,
+} from './system-exceptions';

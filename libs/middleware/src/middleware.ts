@@ -1,0 +1,130 @@
+import { hostname } from 'node:os';
+import { aorSchema, type Aor, type Implementation, type InterfaceDef, type ProxyOf } from '@esp/interfaces';
+import { createLogger, type Logger } from '@esp/logging';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { createProxy, type ProxyOptions } from './client-proxy';
+import { NameServerClient } from './name-server-client';
+import { ServerObject, type ServerObjectOptions } from './server-object';
+import { objectSubject } from './subjects';
+
+export interface MiddlewareOptions {
+  /** NATS server URL(s); default NATS_URL or nats://127.0.0.1:4222. */
+  servers?: string | string[];
+  /** Client name shown by the NATS server (the app's role). */
+  name: string;
+  /** Host written into the AORs of activated objects (default: this machine's hostname). */
+  host?: string;
+  logger?: Logger;
+  /** Default call deadline (ms, default 30000). */
+  timeoutMs?: number;
+  /** Keep trying when NATS is not up yet (default false: fail at once with a clear error). */
+  waitForServer?: boolean;
+}
+
+export interface ActivateOptions extends ServerObjectOptions {
+  object_id: string;
+  port: number;
+  /** The name the object is meant to be bound under (informational in the AOR). */
+  name?: string;
+}
+
+/**
+ * MS-FSMW on NATS: activate server objects, make typed proxies, talk to the name server.
+ *
+ *   const mw = await Middleware.connect({ name: 'content-distributor' });
+ *   const obj = await mw.activate(sessionFactoryInterface, impl, { object_id: 'session_factory', port: 16390 });
+ *   await mw.names.bind('esp/subsystems/processing/dispatcher', obj.aor);
+ *   const { proxy } = await mw.names.resolveProxy(sessionFactoryInterface, 'esp/subsystems/processing/dispatcher');
+ *   await proxy.__ping();
+ *   await mw.close();   // drains: calls in flight finish and reply
+ */
+export class Middleware {
+  readonly names: NameServerClient;
+  private readonly objects = new Set<ServerObject<InterfaceDef>>();
+  private closed = false;
+
+  private constructor(
+    /** The NATS connection; only code inside this lib touches it. */
+    readonly nc: NatsConnection,
+    readonly host: string,
+    readonly log: Logger,
+    private readonly timeoutMs: number,
+  ) {
+    this.names = new NameServerClient(nc, log, (iface, aor, o) => this.proxy(iface, aor, o), Math.min(timeoutMs, 10_000));
+  }
+
+  static async connect(opts: MiddlewareOptions): Promise<Middleware> {
+    const log = opts.logger ?? createLogger(opts.name);
+    const servers = opts.servers ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers,
+        name: opts.name,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        waitOnFirstConnect: opts.waitForServer ?? false,
+        pingInterval: 10_000,
+      });
+    } catch (err) {
+      throw new Error(`cannot connect to NATS at ${String(servers)}: ${(err as Error).message}. Is nats-server running?`, { cause: err });
+    }
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === 'disconnect' || s.type === 'reconnect') log.warn({ status: s.type, server: 'server' in s ? s.server : undefined }, `nats ${s.type}`);
+      }
+    })();
+    return new Middleware(nc, opts.host ?? hostname(), log, opts.timeoutMs ?? 30_000);
+  }
+
+  /** Activates a server object: it answers on the subject of its AOR until deactivated. */
+  async activate<I extends InterfaceDef>(iface: I, impl: Implementation<I>, opts: ActivateOptions): Promise<ServerObject<I>> {
+    const aor = aorSchema.parse({
+      name: opts.name ?? '',
+      object_id: opts.object_id,
+      host: this.host,
+      port: opts.port,
+      interface_type: iface.type,
+      interface_version: iface.version,
+    });
+    return this.activateAt(objectSubject(aor.host, aor.port, aor.object_id), iface, impl, aor, opts);
+  }
+
+  /** Activates on an explicit subject (the name server's well-known one). */
+  async activateAt<I extends InterfaceDef>(subject: string, iface: I, impl: Implementation<I>, aor: Aor, opts: ServerObjectOptions = {}): Promise<ServerObject<I>> {
+    const obj = new ServerObject(this.nc, iface, impl, aor, subject, this.log.child({ object: aor.object_id, interface: iface.type }), opts);
+    await obj.start();
+    this.objects.add(obj as unknown as ServerObject<InterfaceDef>);
+    this.log.debug({ subject, interface: iface.type, object: aor.object_id }, 'activated');
+    return obj;
+  }
+
+  async deactivate(obj: ServerObject<InterfaceDef>): Promise<void> {
+    this.objects.delete(obj);
+    await obj.deactivate();
+  }
+
+  /** A typed proxy of the object at `aor`. */
+  proxy<I extends InterfaceDef>(iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
+    return createProxy(this.nc, iface, aor, objectSubject(aor.host, aor.port, aor.object_id), { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+  }
+
+  /** Graceful shutdown: every object stops taking calls and finishes the ones in flight, then the connection drains. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.objects].map((o) => o.deactivate()));
+    this.objects.clear();
+    if (!this.nc.isClosed()) {
+      try {
+        await this.nc.drain();
+      } catch {
+        await this.nc.close();
+      }
+    }
+  }
+
+  get isClosed(): boolean {
+    return this.closed || this.nc.isClosed();
+  }
+}

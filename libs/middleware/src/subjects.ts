@@ -1,0 +1,29 @@
+/**
+ * Every NATS subject of the middleware is built here and nowhere else.
+ *
+ * A server object answers on esp.obj.<host>.<port>.<object_id>: the AOR's (host, port, object id) are its identity.
+ * Tokens are escaped so that any host or id gives exactly one valid, unambiguous subject.
+ */
+const PREFIX = 'esp';
+
+/** Escapes a value into one subject token: keeps [A-Za-z0-9_:-], writes anything else as %XX (UTF-8 bytes). */
+export function subjectToken(value: string): string {
+  if (value.length === 0) return '%';
+  return value.replace(/[^A-Za-z0-9_:-]/g, (c) =>
+    Array.from(new TextEncoder().encode(c), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
+}
+
+export function objectSubject(host: string, port: number, objectId: string): string {
+  return `${PREFIX}.obj.${subjectToken(host)}.${port}.${subjectToken(objectId)}`;
+}
+
+/** The name server's request subject; every name-server instance serves it in one queue group. */
+export function nameServerSubject(): string {
+  return `${PREFIX}.ns.rpc`;
+}
+
+export const NAME_SERVER_QUEUE = 'esp-name-server';
+
+/** JetStream KV bucket that holds the bindings. */
+export const NAME_BUCKET = 'esp_names';
