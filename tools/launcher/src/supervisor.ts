@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ProcessSpec {
+  name: string;
+  /** Entry file, relative to the workspace root. */
+  entry: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+interface Running {
+  spec: ProcessSpec;
+  child: ChildProcess;
+  restarts: number;
+  startedAt: number;
+}
+
+/**
+ * Starts apps as child processes, forwards their log lines, waits for their "ready" line, restarts one that dies
+ * (backoff 1 s doubling to 30 s) and stops them in reverse order.
+ */
+export class Supervisor {
+  private readonly running: Running[] = [];
+  private stopping = false;
+  onChange: () => void = () => undefined;
+
+  constructor(private readonly say: (line: string) => void) {}
+
+  describe(): { name: string; pid: number | undefined; restarts: number; entry: string }[] {
+    return this.running.map((r) => ({ name: r.spec.name, pid: r.child.pid, restarts: r.restarts, entry: r.spec.entry }));
+  }
+
+  async start(spec: ProcessSpec, restarts = 0): Promise<void> {
+    const child = spawn(process.execPath, ['--import', 'tsx', spec.entry, ...(spec.args ?? [])], {
+      env: { ...process.env, LOG_FORMAT: 'json', ...spec.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const entry: Running = { spec, child, restarts, startedAt: Date.now() };
+    const existing = this.running.findIndex((r) => r.spec.name === spec.name);
+    if (existing >= 0) this.running[existing] = entry;
+    else this.running.push(entry);
+    child.stderr?.pipe(process.stderr, { end: false });
+    const ready = new Promise<void>((resolve, reject) => {
+      if (!child.stdout) throw new Error('no stdout');
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        process.stdout.write(line + '\n');
+        if (line.includes('"msg":"ready"')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`${spec.name} exited with ${code} before it was ready`)));
+    });
+    child.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      const upFor = Date.now() - entry.startedAt;
+      const delay = upFor > 60_000 ? 1000 : Math.min(30_000, 1000 * 2 ** Math.min(entry.restarts, 5));
+      this.say(`${spec.name} (pid ${child.pid}) died (${signal ?? `exit ${code}`}); restarting in ${delay} ms`);
+      setTimeout(() => {
+        if (!this.stopping) this.start(spec, entry.restarts + 1).then(this.onChange, (err: Error) => this.say(err.message));
+      }, delay);
+    });
+    await ready;
+    this.say(`${spec.name} ready (pid ${child.pid})`);
+  }
+
+  async stopAll(timeoutMs = 15_000): Promise<void> {
+    this.stopping = true;
+    for (const r of [...this.running].reverse()) {
+      if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
+      const exited = new Promise((res) => r.child.once('exit', res));
+      r.child.kill('SIGTERM');
+      const t = setTimeout(() => r.child.kill('SIGKILL'), timeoutMs);
+      await exited;
+      clearTimeout(t);
+      this.say(`${r.spec.name} stopped`);
+    }
+  }
+}
