@@ -1,0 +1,26 @@
+/**
+ * Small byte copies carved out of shared slabs. V8 makes every ArrayBuffer allocation costly (each has its own
+ * backing store), which dominated decoding and encoding of small messages; Node's Buffer pool solves the same
+ * problem the same way. The price: a small copy keeps its 64 KiB slab alive for as long as it is referenced.
+ */
+
+const SLAB_BYTES = 64 * 1024;
+const POOLED_MAX = 8 * 1024;
+
+let slab = new Uint8Array(SLAB_BYTES);
+let used = 0;
+
+/** A private copy of `bytes` (a view into a slab when small). */
+export function fswcuCopyBytes(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  if (n > POOLED_MAX) return bytes.slice();
+  if (used + n > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    used = 0;
+  }
+  const copy = slab.subarray(used, used + n);
+  copy.set(bytes);
+  // Keep copies 8-byte aligned so a DataView over one never straddles alignment oddly.
+  used = (used + n + 7) & ~7;
+  return copy;
+}
