@@ -11,3 +11,4 @@ export * from './interface-version';
 export * from './aor';
 export * from './user-exceptions';
 export * from './name-server';
+export * from './processing';
