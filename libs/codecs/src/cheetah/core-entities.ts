@@ -3,8 +3,14 @@
  * creates a feeding session.
  */
 import { CheetahConstraintError } from './cheetah-errors';
-import { CheetahEntity, type CheetahFieldWriter, type CheetahWire, cheetahDescriptor } from './entity';
-import { checkEntities, checkInt, constraintError, required } from './field-checks';
+import {
+  type CheetahFieldWriter,
+  type CheetahWire,
+  CheetahEntity,
+  cheetahDescriptor,
+  wireConstructor,
+} from './entity';
+import { checkEntities, checkInt, constraintError } from './field-checks';
 
 /** No fields. */
 export type GuaranteeFields = Record<never, never>;
@@ -18,7 +24,7 @@ export class Guarantee extends CheetahEntity {
   }
 
   static decodeCheetahFields(_wire: CheetahWire): Guarantee {
-    return new Guarantee();
+    return new GuaranteeWire(_wire);
   }
 
   encodeCheetahFields(_write: CheetahFieldWriter): void {
@@ -26,9 +32,19 @@ export class Guarantee extends CheetahEntity {
   }
 }
 
+const GuaranteeWire = wireConstructor(Guarantee, function () {
+  // no fields
+});
+
 export interface FeedingPriorityFields extends GuaranteeFields {
   /** MUST be 0; defaults to 0. */
   readonly priority?: number;
+}
+
+function checkPriority(self: CheetahEntity, v: unknown): number {
+  const priority = checkInt(self, 'priority', v);
+  if (priority !== 0) throw constraintError(self, 'priority', `MUST be 0, got ${priority}`);
+  return priority;
 }
 
 /** 2.2.2 `cht::core::feeding_priority` (type id 7): the priority of a feeding session, which MUST be 0. */
@@ -38,19 +54,21 @@ export class FeedingPriority extends Guarantee {
 
   constructor(fields: FeedingPriorityFields = {}) {
     super(fields);
-    const priority = fields.priority === undefined ? 0 : checkInt(this, 'priority', fields.priority);
-    if (priority !== 0) throw constraintError(this, 'priority', `MUST be 0, got ${priority}`);
-    this.priority = priority;
+    this.priority = fields.priority === undefined ? 0 : checkPriority(this, fields.priority);
   }
 
   static override decodeCheetahFields(wire: CheetahWire): FeedingPriority {
-    return new FeedingPriority({ priority: required(FeedingPriority, 'priority', wire[2]) } as FeedingPriorityFields);
+    return new FeedingPriorityWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
     write(this.priority);
   }
 }
+
+const FeedingPriorityWire = wireConstructor(FeedingPriority, function (w) {
+  this.priority = checkPriority(this, w[2]);
+});
 
 export interface GuaranteeSetFields {
   /** guarantee entities or their subtypes (feeding_priority). */
@@ -68,7 +86,7 @@ export class GuaranteeSet extends CheetahEntity {
   }
 
   static decodeCheetahFields(wire: CheetahWire): GuaranteeSet {
-    return new GuaranteeSet({ guarantees: wire[2] } as GuaranteeSetFields);
+    return new GuaranteeSetWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -76,8 +94,12 @@ export class GuaranteeSet extends CheetahEntity {
   }
 }
 
+const GuaranteeSetWire = wireConstructor(GuaranteeSet, function (w) {
+  this.guarantees = checkEntities(this, 'guarantees', w[2], Guarantee);
+});
+
 /**
- * The `guarantees` argument of session creation (MS-FSCDFT 3.x `create_session` / `recreate_session`): its
+ * The `guarantees` argument of session creation (MS-FSCDFT 3.5.4, `create_session` / `create`): its
  * collection MUST hold either exactly one feeding_priority or nothing. Throws CheetahConstraintError otherwise.
  */
 export function assertSessionGuarantees(set: GuaranteeSet): void {

@@ -2,8 +2,14 @@
  * An item and its identity (MS-FSDPD 2.2.13, 2.2.15). The `document` entity is exported as DocumentEntity so that
  * it does not shadow the DOM's Document.
  */
-import { type CheetahFieldWriter, type CheetahWire, CheetahEntity, cheetahDescriptor } from './entity';
-import { checkEmpty, checkEntities, checkEntity, checkString, required } from './field-checks';
+import {
+  type CheetahFieldWriter,
+  type CheetahWire,
+  CheetahEntity,
+  cheetahDescriptor,
+  wireConstructor,
+} from './entity';
+import { checkEmpty, checkEntities, checkEntity, checkString } from './field-checks';
 import { KeyValuePair } from './key-value-pairs';
 
 export interface DocumentIdFields {
@@ -30,11 +36,8 @@ export class DocumentId extends CheetahEntity {
         : checkEmpty(this, 'routing_attributes', fields.routing_attributes, KeyValuePair.cheetah.name);
   }
 
-  static decodeCheetahFields(w: CheetahWire): DocumentId {
-    return new DocumentId({
-      id: w[2],
-      routing_attributes: required(DocumentId, 'routing_attributes', w[3]),
-    } as DocumentIdFields);
+  static decodeCheetahFields(wire: CheetahWire): DocumentId {
+    return new DocumentIdWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -42,6 +45,11 @@ export class DocumentId extends CheetahEntity {
     write(this.routing_attributes);
   }
 }
+
+const DocumentIdWire = wireConstructor(DocumentId, function (w) {
+  this.id = checkString(this, 'id', w[2]);
+  this.routing_attributes = checkEmpty(this, 'routing_attributes', w[3], KeyValuePair.cheetah.name);
+});
 
 export interface DocumentEntityFields {
   readonly doc_id: DocumentId;
@@ -64,8 +72,8 @@ export class DocumentEntity extends CheetahEntity {
     this.document_attributes = checkEntities(this, 'document_attributes', fields.document_attributes, KeyValuePair);
   }
 
-  static decodeCheetahFields(w: CheetahWire): DocumentEntity {
-    return new DocumentEntity({ doc_id: w[2], document_attributes: w[3] } as DocumentEntityFields);
+  static decodeCheetahFields(wire: CheetahWire): DocumentEntity {
+    return new DocumentEntityWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -73,3 +81,8 @@ export class DocumentEntity extends CheetahEntity {
     write(this.document_attributes);
   }
 }
+
+const DocumentEntityWire = wireConstructor(DocumentEntity, function (w) {
+  this.doc_id = checkEntity(this, 'doc_id', w[2], DocumentId);
+  this.document_attributes = checkEntities(this, 'document_attributes', w[3], KeyValuePair);
+});

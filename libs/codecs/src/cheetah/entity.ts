@@ -60,6 +60,23 @@ export function cheetahDescriptor(
   });
 }
 
+/** T with its readonly fields writable: what a decoder assigns to. */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A decoder constructor for `type`: a plain function whose `prototype` is the class's prototype, so that its
+ * instances are instances of `type` (and of its parents) but are built by one flat function instead of the
+ * class's constructor chain (which costs more than the checks themselves). `init` reads the wire array and must
+ * check and assign exactly what the class constructor does, in the same order.
+ */
+export function wireConstructor<T extends CheetahEntity>(
+  type: abstract new (...args: never) => T,
+  init: (this: Writable<T>, wire: CheetahWire) => void,
+): new (wire: CheetahWire) => T {
+  (init as unknown as { prototype: T }).prototype = type.prototype;
+  return init as unknown as new (wire: CheetahWire) => T;
+}
+
 /** The spec name of the entity an instance is (its most derived class). */
 export function cheetahNameOf(entity: CheetahEntity): string {
   return (entity.constructor as unknown as { readonly cheetah: CheetahDescriptor }).cheetah.name;

@@ -10,9 +10,9 @@
  */
 import { Packr, type Unpackr, addExtension } from 'msgpackr';
 import { CodecError } from '../errors';
-import { CheetahEncodeError, CheetahFieldError, CheetahMalformedError } from './cheetah-errors';
+import { CheetahEncodeError, CheetahMalformedError } from './cheetah-errors';
 import { type CheetahDescriptor, type CheetahFieldWriter, CheetahEntity } from './entity';
-import { resolveCheetahClass } from './registry';
+import { decodeCheetahWire } from './registry';
 
 /** The msgpackr extension type number of Cheetah entities ('C'). */
 export const CHEETAH_EXT_TYPE = 0x43;
@@ -63,30 +63,7 @@ function readEntity(data: unknown): CheetahEntity {
   if (!Array.isArray(data) || data.length < 2) {
     throw new CheetahMalformedError('a Cheetah extension must hold an array [typeId, checksum, ...fields]');
   }
-  const typeId = data[0] as number;
-  const checksum = data[1] as number;
-  if (!Number.isInteger(typeId) || !Number.isInteger(checksum)) {
-    throw new CheetahMalformedError(
-      `a Cheetah extension must start with an integer type id and checksum, got ${String(typeId)}, ${String(checksum)}`,
-    );
-  }
-  const type = resolveCheetahClass(typeId, checksum);
-  const fields = type.cheetah.fields;
-  if (data.length !== fields.length + 2) {
-    const name = type.cheetah.name;
-    if (data.length < fields.length + 2) {
-      const field = fields[data.length - 2] ?? '?';
-      const present = `${data.length - 2} of ${fields.length} fields present`;
-      throw new CheetahFieldError(name, field, 'missing', `missing field (${present})`);
-    }
-    throw new CheetahFieldError(
-      name,
-      `#${fields.length}`,
-      'extra',
-      `${data.length - 2 - fields.length} field(s) more than the ${fields.length} of the entity`,
-    );
-  }
-  return type.decodeCheetahFields(data);
+  return decodeCheetahWire(data);
 }
 
 /** Any other layout of the extension (ext 8/16/32, fixext 2..16 with our type): not written by this codec. */

@@ -31,15 +31,6 @@ export function fieldTypeError(self: CheetahEntity, field: string, expected: str
   return new CheetahFieldError(entity, field, 'type', `expected ${expected}, got ${describe(v)}`);
 }
 
-/**
- * For decoders of fields the constructor defaults when absent: a decoded `undefined` (msgpack's extension 0) is a
- * missing field, not a request for the default.
- */
-export function required(type: { readonly cheetah: { readonly name: string } }, field: string, v: unknown): unknown {
-  if (v !== undefined) return v;
-  throw new CheetahFieldError(type.cheetah.name, field, 'missing', 'missing field');
-}
-
 export function constraintError(self: CheetahEntity, field: string, rule: string): CheetahConstraintError {
   return new CheetahConstraintError(cheetahNameOf(self), field, rule);
 }

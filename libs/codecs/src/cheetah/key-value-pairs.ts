@@ -8,6 +8,7 @@ import {
   type CheetahWire,
   CheetahEntity,
   cheetahDescriptor,
+  wireConstructor,
 } from './entity';
 import {
   checkBool,
@@ -40,13 +41,17 @@ export class KeyValuePair extends CheetahEntity {
   }
 
   static decodeCheetahFields(wire: CheetahWire): KeyValuePair {
-    return new KeyValuePair({ key: wire[2] } as KeyValuePairFields);
+    return new KeyValuePairWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
     write(this.key);
   }
 }
+
+const KeyValuePairWire = wireConstructor(KeyValuePair, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+});
 
 function kvpDescriptor(name: string, typeId: number, field: 'value' | 'values') {
   return cheetahDescriptor('documentmessages', name, typeId, [...KeyValuePair.cheetah.fields, field]);
@@ -68,7 +73,7 @@ export class KeyValueCollection extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): KeyValueCollection {
-    return new KeyValueCollection({ key: wire[2], values: wire[3] } as KeyValueCollectionFields);
+    return new KeyValueCollectionWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -76,6 +81,11 @@ export class KeyValueCollection extends KeyValuePair {
     write(this.values);
   }
 }
+
+const KeyValueCollectionWire = wireConstructor(KeyValueCollection, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.values = checkEntities(this, 'values', w[3], KeyValuePair);
+});
 
 export interface StringAttributeFields extends KeyValuePairFields {
   readonly value: string;
@@ -92,7 +102,7 @@ export class StringAttribute extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): StringAttribute {
-    return new StringAttribute({ key: wire[2], value: wire[3] } as StringAttributeFields);
+    return new StringAttributeWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -100,6 +110,11 @@ export class StringAttribute extends KeyValuePair {
     write(this.value);
   }
 }
+
+const StringAttributeWire = wireConstructor(StringAttribute, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.value = checkString(this, 'value', w[3]);
+});
 
 export interface BoolAttributeFields extends KeyValuePairFields {
   readonly value: boolean;
@@ -116,7 +131,7 @@ export class BoolAttribute extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): BoolAttribute {
-    return new BoolAttribute({ key: wire[2], value: wire[3] } as BoolAttributeFields);
+    return new BoolAttributeWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -124,6 +139,11 @@ export class BoolAttribute extends KeyValuePair {
     write(this.value);
   }
 }
+
+const BoolAttributeWire = wireConstructor(BoolAttribute, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.value = checkBool(this, 'value', w[3]);
+});
 
 export interface FloatAttributeFields extends KeyValuePairFields {
   readonly value: number;
@@ -140,7 +160,7 @@ export class FloatAttribute extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): FloatAttribute {
-    return new FloatAttribute({ key: wire[2], value: wire[3] } as FloatAttributeFields);
+    return new FloatAttributeWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -148,6 +168,11 @@ export class FloatAttribute extends KeyValuePair {
     write(this.value);
   }
 }
+
+const FloatAttributeWire = wireConstructor(FloatAttribute, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.value = checkFloat(this, 'value', w[3]);
+});
 
 export interface IntegerAttributeFields extends KeyValuePairFields {
   readonly value: number;
@@ -164,7 +189,7 @@ export class IntegerAttribute extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): IntegerAttribute {
-    return new IntegerAttribute({ key: wire[2], value: wire[3] } as IntegerAttributeFields);
+    return new IntegerAttributeWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -172,6 +197,11 @@ export class IntegerAttribute extends KeyValuePair {
     write(this.value);
   }
 }
+
+const IntegerAttributeWire = wireConstructor(IntegerAttribute, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.value = checkInt(this, 'value', w[3]);
+});
 
 export interface LongAttributeFields extends KeyValuePairFields {
   readonly value: number;
@@ -188,7 +218,7 @@ export class LongAttribute extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): LongAttribute {
-    return new LongAttribute({ key: wire[2], value: wire[3] } as LongAttributeFields);
+    return new LongAttributeWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -196,6 +226,11 @@ export class LongAttribute extends KeyValuePair {
     write(this.value);
   }
 }
+
+const LongAttributeWire = wireConstructor(LongAttribute, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.value = checkLong(this, 'value', w[3]);
+});
 
 export interface BytearrayAttributeFields extends KeyValuePairFields {
   readonly value: Uint8Array;
@@ -212,7 +247,7 @@ export class BytearrayAttribute extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): BytearrayAttribute {
-    return new BytearrayAttribute({ key: wire[2], value: wire[3] } as BytearrayAttributeFields);
+    return new BytearrayAttributeWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -220,6 +255,11 @@ export class BytearrayAttribute extends KeyValuePair {
     write(this.value);
   }
 }
+
+const BytearrayAttributeWire = wireConstructor(BytearrayAttribute, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.value = checkBytes(this, 'value', w[3]);
+});
 
 export interface StringCollectionFields extends KeyValuePairFields {
   readonly values: readonly string[];
@@ -236,7 +276,7 @@ export class StringCollection extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): StringCollection {
-    return new StringCollection({ key: wire[2], values: wire[3] } as StringCollectionFields);
+    return new StringCollectionWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -244,6 +284,11 @@ export class StringCollection extends KeyValuePair {
     write(this.values);
   }
 }
+
+const StringCollectionWire = wireConstructor(StringCollection, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.values = checkStrings(this, 'values', w[3]);
+});
 
 export interface BoolCollectionFields extends KeyValuePairFields {
   readonly values: readonly boolean[];
@@ -260,7 +305,7 @@ export class BoolCollection extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): BoolCollection {
-    return new BoolCollection({ key: wire[2], values: wire[3] } as BoolCollectionFields);
+    return new BoolCollectionWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -268,6 +313,11 @@ export class BoolCollection extends KeyValuePair {
     write(this.values);
   }
 }
+
+const BoolCollectionWire = wireConstructor(BoolCollection, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.values = checkBools(this, 'values', w[3]);
+});
 
 export interface FloatCollectionFields extends KeyValuePairFields {
   readonly values: readonly number[];
@@ -284,7 +334,7 @@ export class FloatCollection extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): FloatCollection {
-    return new FloatCollection({ key: wire[2], values: wire[3] } as FloatCollectionFields);
+    return new FloatCollectionWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -292,6 +342,11 @@ export class FloatCollection extends KeyValuePair {
     write(this.values);
   }
 }
+
+const FloatCollectionWire = wireConstructor(FloatCollection, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.values = checkFloats(this, 'values', w[3]);
+});
 
 export interface IntegerCollectionFields extends KeyValuePairFields {
   readonly values: readonly number[];
@@ -308,7 +363,7 @@ export class IntegerCollection extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): IntegerCollection {
-    return new IntegerCollection({ key: wire[2], values: wire[3] } as IntegerCollectionFields);
+    return new IntegerCollectionWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -316,6 +371,11 @@ export class IntegerCollection extends KeyValuePair {
     write(this.values);
   }
 }
+
+const IntegerCollectionWire = wireConstructor(IntegerCollection, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.values = checkInts(this, 'values', w[3]);
+});
 
 export interface LongCollectionFields extends KeyValuePairFields {
   readonly values: readonly number[];
@@ -332,7 +392,7 @@ export class LongCollection extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): LongCollection {
-    return new LongCollection({ key: wire[2], values: wire[3] } as LongCollectionFields);
+    return new LongCollectionWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -340,6 +400,11 @@ export class LongCollection extends KeyValuePair {
     write(this.values);
   }
 }
+
+const LongCollectionWire = wireConstructor(LongCollection, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.values = checkLongs(this, 'values', w[3]);
+});
 
 export interface BytearrayCollectionFields extends KeyValuePairFields {
   readonly values: readonly Uint8Array[];
@@ -356,7 +421,7 @@ export class BytearrayCollection extends KeyValuePair {
   }
 
   static override decodeCheetahFields(wire: CheetahWire): BytearrayCollection {
-    return new BytearrayCollection({ key: wire[2], values: wire[3] } as BytearrayCollectionFields);
+    return new BytearrayCollectionWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -364,3 +429,8 @@ export class BytearrayCollection extends KeyValuePair {
     write(this.values);
   }
 }
+
+const BytearrayCollectionWire = wireConstructor(BytearrayCollection, function (w) {
+  this.key = checkString(this, 'key', w[2]);
+  this.values = checkBytesList(this, 'values', w[3]);
+});

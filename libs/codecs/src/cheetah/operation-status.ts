@@ -2,7 +2,13 @@
  * What the processing chain reports back (MS-FSDPD 2.2.34, 2.2.35): where a batch goes next, and the status of a
  * range of operations.
  */
-import { type CheetahFieldWriter, type CheetahWire, CheetahEntity, cheetahDescriptor } from './entity';
+import {
+  type CheetahFieldWriter,
+  type CheetahWire,
+  CheetahEntity,
+  cheetahDescriptor,
+  wireConstructor,
+} from './entity';
 import { type OperationState } from './enums';
 import {
   type CheetahSubsystem,
@@ -14,6 +20,14 @@ import {
   constraintError,
 } from './field-checks';
 import { DocumentError, Warning } from './warnings-and-errors';
+
+function checkSubsystemIds(self: CheetahEntity, v: unknown): readonly string[] {
+  const ids = checkStrings(self, 'ids', v);
+  if (ids.length > 1 || (ids.length === 1 && ids[0] !== 'indexing')) {
+    throw constraintError(self, 'ids', `MUST be empty or ["indexing"], got ${JSON.stringify(ids)}`);
+  }
+  return ids;
+}
 
 export interface SubsystemIdSetFields {
   /** MUST be [] or ["indexing"]. */
@@ -27,19 +41,30 @@ export class SubsystemIdSet extends CheetahEntity {
 
   constructor(fields: SubsystemIdSetFields) {
     super();
-    const ids = checkStrings(this, 'ids', fields.ids);
-    if (ids.length > 1 || (ids.length === 1 && ids[0] !== 'indexing')) {
-      throw constraintError(this, 'ids', `MUST be empty or ["indexing"], got ${JSON.stringify(ids)}`);
-    }
-    this.ids = ids;
+    this.ids = checkSubsystemIds(this, fields.ids);
   }
 
-  static decodeCheetahFields(w: CheetahWire): SubsystemIdSet {
-    return new SubsystemIdSet({ ids: w[2] } as SubsystemIdSetFields);
+  static decodeCheetahFields(wire: CheetahWire): SubsystemIdSet {
+    return new SubsystemIdSetWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
     write(this.ids);
+  }
+}
+
+const SubsystemIdSetWire = wireConstructor(SubsystemIdSet, function (w) {
+  this.ids = checkSubsystemIds(this, w[2]);
+});
+
+/** first_op_id and last_op_id MUST be >= 0 and first_op_id <= last_op_id. */
+function checkOpRange(self: OperationStatusInfo): void {
+  if (self.first_op_id > self.last_op_id) {
+    throw constraintError(
+      self,
+      'first_op_id',
+      `MUST be <= last_op_id, got first_op_id ${self.first_op_id} > last_op_id ${self.last_op_id}`,
+    );
   }
 }
 
@@ -77,28 +102,15 @@ export class OperationStatusInfo extends CheetahEntity {
     super();
     this.first_op_id = checkNonNegativeLong(this, 'first_op_id', fields.first_op_id);
     this.last_op_id = checkNonNegativeLong(this, 'last_op_id', fields.last_op_id);
-    if (this.first_op_id > this.last_op_id) {
-      throw constraintError(
-        this,
-        'first_op_id',
-        `MUST be <= last_op_id, got first_op_id ${this.first_op_id} > last_op_id ${this.last_op_id}`,
-      );
-    }
+    checkOpRange(this);
     this.state = checkOperationState(this, 'state', fields.state);
     this.subsystem = checkSubsystem(this, 'subsystem', fields.subsystem);
     this.errors = checkEntities(this, 'errors', fields.errors, DocumentError);
     this.warnings = checkEntities(this, 'warnings', fields.warnings, Warning);
   }
 
-  static decodeCheetahFields(w: CheetahWire): OperationStatusInfo {
-    return new OperationStatusInfo({
-      first_op_id: w[2],
-      last_op_id: w[3],
-      state: w[4],
-      subsystem: w[5],
-      errors: w[6],
-      warnings: w[7],
-    } as OperationStatusInfoFields);
+  static decodeCheetahFields(wire: CheetahWire): OperationStatusInfo {
+    return new OperationStatusInfoWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -110,3 +122,13 @@ export class OperationStatusInfo extends CheetahEntity {
     write(this.warnings);
   }
 }
+
+const OperationStatusInfoWire = wireConstructor(OperationStatusInfo, function (w) {
+  this.first_op_id = checkNonNegativeLong(this, 'first_op_id', w[2]);
+  this.last_op_id = checkNonNegativeLong(this, 'last_op_id', w[3]);
+  checkOpRange(this);
+  this.state = checkOperationState(this, 'state', w[4]);
+  this.subsystem = checkSubsystem(this, 'subsystem', w[5]);
+  this.errors = checkEntities(this, 'errors', w[6], DocumentError);
+  this.warnings = checkEntities(this, 'warnings', w[7], Warning);
+});

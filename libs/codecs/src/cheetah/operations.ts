@@ -9,7 +9,14 @@
  *   |  +- urlchange_operation
  *   +- failed_operation
  */
-import { type CheetahFieldWriter, type CheetahWire, CheetahEntity, cheetahDescriptor } from './entity';
+import {
+  type CheetahFieldWriter,
+  type CheetahWire,
+  type Writable,
+  CheetahEntity,
+  cheetahDescriptor,
+  wireConstructor,
+} from './entity';
 import { type OperationState } from './enums';
 import {
   checkConstant,
@@ -18,7 +25,6 @@ import {
   checkLong,
   checkNonNegativeLong,
   checkOperationState,
-  required,
 } from './field-checks';
 import { DocumentEntity, DocumentId } from './documents';
 import { DocumentError, Warning } from './warnings-and-errors';
@@ -46,8 +52,8 @@ export class Operation extends CheetahEntity {
     this.warnings = fields.warnings === undefined ? [] : checkEntities(this, 'warnings', fields.warnings, Warning);
   }
 
-  static decodeCheetahFields(w: CheetahWire): Operation {
-    return new Operation({ id: w[2], warnings: required(Operation, 'warnings', w[3]) } as OperationFields);
+  static decodeCheetahFields(wire: CheetahWire): Operation {
+    return new OperationWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -55,6 +61,16 @@ export class Operation extends CheetahEntity {
     write(this.warnings);
   }
 }
+
+/** Decodes the fields of `operation` (wire positions 2, 3) into any operation entity. */
+function decodeOperationFields(self: Writable<Operation>, w: CheetahWire): void {
+  self.id = checkNonNegativeLong(self, 'id', w[2]);
+  self.warnings = checkEntities(self, 'warnings', w[3], Warning);
+}
+
+const OperationWire = wireConstructor(Operation, function (w) {
+  decodeOperationFields(this, w);
+});
 
 export interface UpdateOperationFields extends OperationFields {
   readonly doc: DocumentEntity;
@@ -70,12 +86,8 @@ export class UpdateOperation extends Operation {
     this.doc = checkEntity(this, 'doc', fields.doc, DocumentEntity);
   }
 
-  static override decodeCheetahFields(w: CheetahWire): UpdateOperation {
-    return new UpdateOperation({
-      id: w[2],
-      warnings: required(UpdateOperation, 'warnings', w[3]),
-      doc: w[4],
-    } as UpdateOperationFields);
+  static override decodeCheetahFields(wire: CheetahWire): UpdateOperation {
+    return new UpdateOperationWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -84,6 +96,11 @@ export class UpdateOperation extends Operation {
     write(this.doc);
   }
 }
+
+const UpdateOperationWire = wireConstructor(UpdateOperation, function (w) {
+  decodeOperationFields(this, w);
+  this.doc = checkEntity(this, 'doc', w[4], DocumentEntity);
+});
 
 export interface RemoveOperationFields extends OperationFields {
   readonly doc_id: DocumentId;
@@ -99,12 +116,8 @@ export class RemoveOperation extends Operation {
     this.doc_id = checkEntity(this, 'doc_id', fields.doc_id, DocumentId);
   }
 
-  static override decodeCheetahFields(w: CheetahWire): RemoveOperation {
-    return new RemoveOperation({
-      id: w[2],
-      warnings: required(RemoveOperation, 'warnings', w[3]),
-      doc_id: w[4],
-    } as RemoveOperationFields);
+  static override decodeCheetahFields(wire: CheetahWire): RemoveOperation {
+    return new RemoveOperationWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -113,6 +126,11 @@ export class RemoveOperation extends Operation {
     write(this.doc_id);
   }
 }
+
+const RemoveOperationWire = wireConstructor(RemoveOperation, function (w) {
+  decodeOperationFields(this, w);
+  this.doc_id = checkEntity(this, 'doc_id', w[4], DocumentId);
+});
 
 export interface PartialUpdateOperationFields extends OperationFields {
   /** The item's identifier and the attributes to update. */
@@ -129,12 +147,8 @@ export class PartialUpdateOperation extends Operation {
     this.doc = checkEntity(this, 'doc', fields.doc, DocumentEntity);
   }
 
-  static override decodeCheetahFields(w: CheetahWire): PartialUpdateOperation {
-    return new PartialUpdateOperation({
-      id: w[2],
-      warnings: required(PartialUpdateOperation, 'warnings', w[3]),
-      doc: w[4],
-    } as PartialUpdateOperationFields);
+  static override decodeCheetahFields(wire: CheetahWire): PartialUpdateOperation {
+    return new PartialUpdateOperationWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -144,18 +158,24 @@ export class PartialUpdateOperation extends Operation {
   }
 }
 
+const PartialUpdateOperationWire = wireConstructor(PartialUpdateOperation, function (w) {
+  decodeOperationFields(this, w);
+  this.doc = checkEntity(this, 'doc', w[4], DocumentEntity);
+});
+
 /** 2.2.32 `cht::documentmessages::urlchange_operation` (type id 53): a partial update that changes the URL. */
 export class UrlchangeOperation extends PartialUpdateOperation {
   static override readonly cheetah = operationDescriptor('urlchange_operation', 53, ['doc']);
 
-  static override decodeCheetahFields(w: CheetahWire): UrlchangeOperation {
-    return new UrlchangeOperation({
-      id: w[2],
-      warnings: required(UrlchangeOperation, 'warnings', w[3]),
-      doc: w[4],
-    } as PartialUpdateOperationFields);
+  static override decodeCheetahFields(wire: CheetahWire): UrlchangeOperation {
+    return new UrlchangeOperationWire(wire);
   }
 }
+
+const UrlchangeOperationWire = wireConstructor(UrlchangeOperation, function (w) {
+  decodeOperationFields(this, w);
+  this.doc = checkEntity(this, 'doc', w[4], DocumentEntity);
+});
 
 export interface FailedOperationFields extends OperationFields {
   /** MUST be "processing"; defaults to it. */
@@ -196,16 +216,8 @@ export class FailedOperation extends Operation {
     this.err = checkEntity(this, 'err', fields.err, DocumentError);
   }
 
-  static override decodeCheetahFields(w: CheetahWire): FailedOperation {
-    return new FailedOperation({
-      id: w[2],
-      warnings: required(FailedOperation, 'warnings', w[3]),
-      subsystem: required(FailedOperation, 'subsystem', w[4]),
-      state: w[5],
-      operation_type: required(FailedOperation, 'operation_type', w[6]),
-      doc_id: w[7],
-      err: w[8],
-    } as FailedOperationFields);
+  static override decodeCheetahFields(wire: CheetahWire): FailedOperation {
+    return new FailedOperationWire(wire);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -218,6 +230,15 @@ export class FailedOperation extends Operation {
     write(this.err);
   }
 }
+
+const FailedOperationWire = wireConstructor(FailedOperation, function (w) {
+  decodeOperationFields(this, w);
+  this.subsystem = checkConstant(this, 'subsystem', w[4], 'processing');
+  this.state = checkOperationState(this, 'state', w[5]);
+  this.operation_type = checkConstant(this, 'operation_type', w[6], 'failed_operation');
+  this.doc_id = checkEntity(this, 'doc_id', w[7], DocumentId);
+  this.err = checkEntity(this, 'err', w[8], DocumentError);
+});
 
 export interface OperationSetFields {
   /** Highest operation id for which the client has received all callbacks. */
@@ -241,8 +262,8 @@ export class OperationSet extends CheetahEntity {
     this.operations = checkEntities(this, 'operations', fields.operations, Operation);
   }
 
-  static decodeCheetahFields(w: CheetahWire): OperationSet {
-    return new OperationSet({ completed_op_id: w[2], operations: w[3] } as OperationSetFields);
+  static decodeCheetahFields(wire: CheetahWire): OperationSet {
+    return new OperationSetWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -250,3 +271,8 @@ export class OperationSet extends CheetahEntity {
     write(this.operations);
   }
 }
+
+const OperationSetWire = wireConstructor(OperationSet, function (w) {
+  this.completed_op_id = checkLong(this, 'completed_op_id', w[2]);
+  this.operations = checkEntities(this, 'operations', w[3], Operation);
+});

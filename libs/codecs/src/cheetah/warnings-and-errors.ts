@@ -11,7 +11,14 @@
  *   |  +- operation_dropped
  *   +- operation_lost
  */
-import { type CheetahFieldWriter, type CheetahWire, CheetahEntity, cheetahDescriptor } from './entity';
+import {
+  type CheetahFieldWriter,
+  type CheetahWire,
+  type Writable,
+  CheetahEntity,
+  cheetahDescriptor,
+  wireConstructor,
+} from './entity';
 import { type Action } from './enums';
 import {
   type CheetahSubsystem,
@@ -21,7 +28,6 @@ import {
   checkLong,
   checkString,
   checkSubsystem,
-  required,
 } from './field-checks';
 
 export interface WarningFields {
@@ -57,14 +63,8 @@ export class Warning extends CheetahEntity {
     this.operation_id = checkLong(this, 'operation_id', fields.operation_id);
   }
 
-  static decodeCheetahFields(w: CheetahWire): Warning {
-    return new Warning({
-      warning_code: w[2],
-      description: w[3],
-      subsystem: w[4],
-      session_id: w[5],
-      operation_id: w[6],
-    } as WarningFields);
+  static decodeCheetahFields(wire: CheetahWire): Warning {
+    return new WarningWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -75,6 +75,14 @@ export class Warning extends CheetahEntity {
     write(this.operation_id);
   }
 }
+
+const WarningWire = wireConstructor(Warning, function (w) {
+  this.warning_code = checkInt(this, 'warning_code', w[2]);
+  this.description = checkString(this, 'description', w[3]);
+  this.subsystem = checkSubsystem(this, 'subsystem', w[4]);
+  this.session_id = checkInt(this, 'session_id', w[5]);
+  this.operation_id = checkLong(this, 'operation_id', w[6]);
+});
 
 export interface DocumentErrorFields {
   readonly error_code: number;
@@ -119,8 +127,8 @@ export class DocumentError extends CheetahEntity {
     this.arguments = fields.arguments === undefined ? [] : checkEmpty(this, 'arguments', fields.arguments, 'string');
   }
 
-  static decodeCheetahFields(w: CheetahWire): DocumentError {
-    return new DocumentError(errorFields(DocumentError, w));
+  static decodeCheetahFields(wire: CheetahWire): DocumentError {
+    return new DocumentErrorWire(wire);
   }
 
   encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -134,17 +142,20 @@ export class DocumentError extends CheetahEntity {
   }
 }
 
-function errorFields(type: { readonly cheetah: { readonly name: string } }, w: CheetahWire): DocumentErrorFields {
-  return {
-    error_code: w[2],
-    suggested_action: w[3],
-    description: w[4],
-    subsystem: w[5],
-    session_id: w[6],
-    operation_id: w[7],
-    arguments: required(type, 'arguments', w[8]),
-  } as DocumentErrorFields;
+/** Decodes the fields of `error` (wire positions 2..8) into any error entity. */
+function decodeErrorFields(self: Writable<DocumentError>, w: CheetahWire): void {
+  self.error_code = checkInt(self, 'error_code', w[2]);
+  self.suggested_action = checkAction(self, 'suggested_action', w[3]);
+  self.description = checkString(self, 'description', w[4]);
+  self.subsystem = checkSubsystem(self, 'subsystem', w[5]);
+  self.session_id = checkInt(self, 'session_id', w[6]);
+  self.operation_id = checkLong(self, 'operation_id', w[7]);
+  self.arguments = checkEmpty(self, 'arguments', w[8], 'string');
 }
+
+const DocumentErrorWire = wireConstructor(DocumentError, function (w) {
+  decodeErrorFields(this, w);
+});
 
 function errorDescriptor(name: string, typeId: number, own: readonly string[] = []) {
   return cheetahDescriptor('documentmessages', name, typeId, [...DocumentError.cheetah.fields, ...own]);
@@ -166,7 +177,7 @@ export class ProcessingError extends DocumentError {
   }
 
   static override decodeCheetahFields(w: CheetahWire): ProcessingError {
-    return new ProcessingError(processingErrorFields(ProcessingError, w));
+    return new ProcessingErrorWire(w);
   }
 
   override encodeCheetahFields(write: CheetahFieldWriter): void {
@@ -175,60 +186,89 @@ export class ProcessingError extends DocumentError {
   }
 }
 
-function processingErrorFields(type: { readonly cheetah: { readonly name: string } }, w: CheetahWire) {
-  return { ...errorFields(type, w), processor: w[9] } as ProcessingErrorFields;
+function decodeProcessingErrorFields(self: Writable<ProcessingError>, w: CheetahWire): void {
+  decodeErrorFields(self, w);
+  self.processor = checkString(self, 'processor', w[9]);
 }
+
+const ProcessingErrorWire = wireConstructor(ProcessingError, function (w) {
+  decodeProcessingErrorFields(this, w);
+});
 
 /** 2.2.5 `cht::documentmessages::format_error` (type id 22): the item operation has an invalid format. */
 export class FormatError extends ProcessingError {
   static override readonly cheetah = errorDescriptor('format_error', 22, ['processor']);
 
   static override decodeCheetahFields(w: CheetahWire): FormatError {
-    return new FormatError(processingErrorFields(FormatError, w));
+    return new FormatErrorWire(w);
   }
 }
+
+const FormatErrorWire = wireConstructor(FormatError, function (w) {
+  decodeProcessingErrorFields(this, w);
+});
 
 /** 2.2.6 `cht::documentmessages::xml_error` (type id 55): the item operation contains invalid XML. */
 export class XmlError extends FormatError {
   static override readonly cheetah = errorDescriptor('xml_error', 55, ['processor']);
 
   static override decodeCheetahFields(w: CheetahWire): XmlError {
-    return new XmlError(processingErrorFields(XmlError, w));
+    return new XmlErrorWire(w);
   }
 }
+
+const XmlErrorWire = wireConstructor(XmlError, function (w) {
+  decodeProcessingErrorFields(this, w);
+});
 
 /** 2.2.7 `cht::documentmessages::utf8_error` (type id 54): the item operation contains invalid UTF-8. */
 export class Utf8Error extends FormatError {
   static override readonly cheetah = errorDescriptor('utf8_error', 54, ['processor']);
 
   static override decodeCheetahFields(w: CheetahWire): Utf8Error {
-    return new Utf8Error(processingErrorFields(Utf8Error, w));
+    return new Utf8ErrorWire(w);
   }
 }
+
+const Utf8ErrorWire = wireConstructor(Utf8Error, function (w) {
+  decodeProcessingErrorFields(this, w);
+});
 
 /** 2.2.8 `cht::documentmessages::server_unavailable` (type id 47): a server could not be reached while processing. */
 export class ServerUnavailable extends ProcessingError {
   static override readonly cheetah = errorDescriptor('server_unavailable', 47, ['processor']);
 
   static override decodeCheetahFields(w: CheetahWire): ServerUnavailable {
-    return new ServerUnavailable(processingErrorFields(ServerUnavailable, w));
+    return new ServerUnavailableWire(w);
   }
 }
+
+const ServerUnavailableWire = wireConstructor(ServerUnavailable, function (w) {
+  decodeProcessingErrorFields(this, w);
+});
 
 /** 2.2.9 `cht::documentmessages::operation_dropped` (type id 36): the operation MUST NOT be indexed. */
 export class OperationDropped extends ProcessingError {
   static override readonly cheetah = errorDescriptor('operation_dropped', 36, ['processor']);
 
   static override decodeCheetahFields(w: CheetahWire): OperationDropped {
-    return new OperationDropped(processingErrorFields(OperationDropped, w));
+    return new OperationDroppedWire(w);
   }
 }
+
+const OperationDroppedWire = wireConstructor(OperationDropped, function (w) {
+  decodeProcessingErrorFields(this, w);
+});
 
 /** 2.2.10 `cht::documentmessages::operation_lost` (type id 37): the operation was lost in processing or indexing. */
 export class OperationLost extends DocumentError {
   static override readonly cheetah = errorDescriptor('operation_lost', 37);
 
   static override decodeCheetahFields(w: CheetahWire): OperationLost {
-    return new OperationLost(errorFields(OperationLost, w));
+    return new OperationLostWire(w);
   }
 }
+
+const OperationLostWire = wireConstructor(OperationLost, function (w) {
+  decodeErrorFields(this, w);
+});
