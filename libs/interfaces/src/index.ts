@@ -12,3 +12,4 @@ export * from './aor';
 export * from './user-exceptions';
 export * from './name-server';
 export * from './processing';
+export * from './feeding';

@@ -54,6 +54,22 @@ export class AlreadyBound extends UserException {
   override readonly code = 'already_bound';
 }
 
+/**
+ * No item processor is free to take the batch (MS-FSDPD 3.5.6: the content client MUST be told it cannot be processed
+ * now). Nothing of the batch was accepted: send the same batch again shortly.
+ */
+export class ProcessorsBusy extends UserException {
+  override name = 'ProcessorsBusy';
+  override readonly code = 'processors_busy';
+  override readonly retryable = true;
+}
+
+/** A session id that the caller named does not exist (closed, never created, or its distributor restarted). */
+export class UnknownSession extends UserException {
+  override name = 'UnknownSession';
+  override readonly code = 'unknown_session';
+}
+
 type UserExceptionClass = new (message: string, data?: Record<string, unknown>) => UserException;
 
 const registry = new Map<string, UserExceptionClass>();
@@ -64,7 +80,7 @@ export function registerUserException(cls: UserExceptionClass): void {
   registry.set(code, cls);
 }
 
-for (const cls of [UnknownCollection, UnsupportedGuaranteeSet, ShuttingDown, SystemResourceError, ResolveException, AlreadyBound]) {
+for (const cls of [UnknownCollection, UnsupportedGuaranteeSet, ShuttingDown, SystemResourceError, ResolveException, AlreadyBound, ProcessorsBusy, UnknownSession]) {
   registerUserException(cls);
 }
 

@@ -1,0 +1,31 @@
+import { defineInterface, method } from '../define-interface';
+import { operationSetSchema } from '../processing/entity-schemas';
+import { PROCESSING_SESSION_TYPE } from '../processing/dispatcher-node';
+import { voidResult } from '../processing/fsidl-types';
+
+/**
+ * `processing::session` (MS-FSCF 3.4, not in our specs; designed on MS-FSCDFT 3.5.4 and MS-FSDPD 2.2.11 / 2.2.35):
+ * a feeding session on a content distributor, for one collection. The client sends operation_set batches whose
+ * operation ids increase across the session, with completed_op_id = the highest id below which it has every final
+ * callback (so the chain can forget those ids).
+ */
+export const processingSessionInterface = defineInterface({
+  type: PROCESSING_SESSION_TYPE,
+  version: '5.1',
+  doc: 'Feeding session: batches in, callbacks out (to the operation_callback given at creation).',
+  methods: {
+    process: method({
+      params: [['batch', operationSetSchema]],
+      returns: voidResult,
+      raises: ['processors_busy', 'shutting_down', 'system_resource_error', 'unknown_session'],
+      doc:
+        'Hands the batch to a free item processor (MS-FSDPD 3.5.6). processors_busy (retryable) when none is free: ' +
+        'nothing of the batch was accepted. Returns once the batch is accepted; a received callback follows.',
+    }),
+    close: method({
+      params: [],
+      returns: voidResult,
+      doc: 'Ends the session (destroy_session on the distributor that holds it).',
+    }),
+  },
+});
