@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+export const HELP = `Usage: content-distributor [options]
+
+A content distributor (MS-FSDPD, MS-FSCDFT): takes feeding sessions from content clients and hands their batches to
+free item processors; reports lost operations when an item processor's lease runs out.
+
+Options:
+  --nats <url>            NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
+  --node-id <n>           dispatcher identifier of this node (default: 0)
+  --base-port <n>         base port; objects are on base + 390, external sessions on base + 391 (default: 16000)
+  --collections <a,b>     collections this distributor accepts (default: default)
+  --config <file>         JSON file {"collections": ["a", "b"]} (merged with --collections)
+  --lease-seconds <n>     Lease Timeout of item processors, MS-FSDPD 3.5.2 (default: 300)
+  --wait                  keep retrying until NATS is reachable
+  -h, --help              show this help
+`;
+
+export interface DistributorCli {
+  kind: 'run';
+  nats: string[];
+  nodeId: number;
+  basePort: number;
+  collections: string[];
+  leaseSeconds: number;
+  wait: boolean;
+}
+
+export type Cli = DistributorCli | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+
+function int(name: string, v: string | undefined, def: number, min: number, max: number): number | string {
+  if (v === undefined) return def;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= min && n <= max ? n : `--${name} must be an integer from ${min} to ${max}, got "${v}"`;
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        nats: { type: 'string' },
+        'node-id': { type: 'string' },
+        'base-port': { type: 'string' },
+        collections: { type: 'string' },
+        config: { type: 'string' },
+        'lease-seconds': { type: 'string' },
+        wait: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    return { kind: 'error', message: (err as Error).message };
+  }
+  if (values.help) return { kind: 'help', text: HELP };
+  const nodeId = int('node-id', values['node-id'], 0, 0, 2 ** 31 - 1);
+  const basePort = int('base-port', values['base-port'], 16000, 1, 65535 - 391);
+  const leaseSeconds = int('lease-seconds', values['lease-seconds'], 300, 1, 86_400);
+  for (const v of [nodeId, basePort, leaseSeconds]) if (typeof v === 'string') return { kind: 'error', message: v };
+  const collections = new Set((values.collections ?? (values.config ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
+  if (values.config) {
+    try {
+      const cfg = JSON.parse(readFileSync(values.config, 'utf8')) as { collections?: unknown };
+      if (!Array.isArray(cfg.collections) || !cfg.collections.every((c) => typeof c === 'string' && c.length > 0)) {
+        return { kind: 'error', message: `${values.config}: "collections" must be an array of non-empty strings` };
+      }
+      for (const c of cfg.collections as string[]) collections.add(c);
+    } catch (err) {
+      return { kind: 'error', message: `${values.config}: ${(err as Error).message}` };
+    }
+  }
+  if (collections.size === 0) return { kind: 'error', message: 'no collections configured' };
+  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], leaseSeconds: leaseSeconds as number, wait: values.wait ?? false };
+}

@@ -1,0 +1,511 @@
+import { OperationSet, OperationState, OperationStatusInfo, SubsystemIdSet, type GuaranteeSet } from '@esp/codecs';
+import {
+  AlreadyBound,
+  coreSessionFactoryInterface,
+  coreSessionInterface,
+  DISPATCHER_NAME,
+  dispatcherNodeInterface,
+  dispatcherNodeName,
+  INDEXING_DISPATCHER_NAME,
+  INTERNAL_PORT_OFFSET,
+  EXTERNAL_SESSION_PORT_OFFSET,
+  masterDispatcherInterface,
+  operationCallbackInterface,
+  processingSessionInterface,
+  processorServerInterface,
+  procserverHandlerInterface,
+  ProcessorsBusy,
+  sessionFactoryInterface,
+  ShuttingDown,
+  SystemResourceError,
+  UnknownCollection,
+  UnknownSession,
+  ASSIGN_DISPATCHER_NONE_AVAILABLE,
+  type Aor,
+  type Implementation,
+  type InterfaceDef,
+  type ProxyOf,
+} from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
+import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
+import { CallbackSender } from './callback-sender';
+import { lostOperationSets } from './lost-operations';
+import { docIdOf } from './operation-ids';
+import { ProcessorPool, type InFlightOperation, type ProcessorEntry } from './processor-pool';
+
+export interface ContentDistributorOptions {
+  mw: Middleware;
+  log: Logger;
+  /** This distributor's node id: its dispatcher_node and procserver_handler live at .../dispatcher/<nodeId>. */
+  nodeId: number;
+  basePort: number;
+  /** The collection holder (until the config server exists). */
+  collections: string[];
+  /** Lease Timeout (MS-FSDPD 3.5.2), default 300 s. */
+  leaseMs?: number;
+  clock?: Clock;
+  /** Called on a Lease Timeout, after the lost operations went to the indexer: the node-controller restart hook. */
+  onLeaseExpired?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
+}
+
+interface FeedingSession {
+  id: number;
+  collection: string;
+  callbacks: CallbackSender | undefined;
+  coreSession: Aor;
+  object: ServerObject<typeof processingSessionInterface>;
+  lastAcceptedOpId: number;
+  completedOpId: number;
+}
+
+const INDEXING_ONLY = () => new SubsystemIdSet({ ids: ['indexing'] });
+
+/**
+ * A content distributor (MS-FSDPD 3.3 and 3.5 server side, MS-FSCDFT 3.3 / 3.5 objects): master_dispatcher,
+ * procserver_handler, session_factory and dispatcher_node; feeding sessions; dispatch of batches to free item
+ * processors; Lease Timeout with lost operations reported through the indexer. One master in this version.
+ */
+export class ContentDistributor {
+  private readonly pool: ProcessorPool;
+  private readonly leases = new Map<string, Lease>();
+  private readonly sessions = new Map<number, FeedingSession>();
+  /** master_dispatcher: item processing component identifier holder. */
+  private readonly procserverNames = new Set<string>();
+  /** master_dispatcher: dispatcher holder (node id → dispatcher_node proxy; the local node is served directly). */
+  private readonly dispatcherNodes = new Map<number, ProxyOf<typeof dispatcherNodeInterface>>();
+  private readonly sessionHomes = new Map<number, number>();
+  private readonly objects: ServerObject<InterfaceDef>[] = [];
+  private readonly bindings: { name: string; type: string; revision: number }[] = [];
+  private readonly coreSessionProxies = new Map<string, ProxyOf<typeof coreSessionInterface>>();
+  private callbackSink: Aor | undefined;
+  private shuttingDown = false;
+  private batchesSinceStart = 0;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly mw: Middleware;
+  private readonly collections: Set<string>;
+
+  private constructor(private readonly opts: ContentDistributorOptions) {
+    this.mw = opts.mw;
+    this.log = opts.log;
+    this.clock = opts.clock ?? systemClock;
+    this.pool = new ProcessorPool(opts.leaseMs ?? 300_000);
+    this.collections = new Set(opts.collections);
+  }
+
+  static async start(opts: ContentDistributorOptions): Promise<ContentDistributor> {
+    const cd = new ContentDistributor(opts);
+    await cd.activateAndBind();
+    return cd;
+  }
+
+  get port(): number {
+    return this.opts.basePort + INTERNAL_PORT_OFFSET;
+  }
+
+  // ---- startup: MS-FSCDFT 3.3.3 order (session_factory, then master_dispatcher), then the node objects ----
+
+  private async activate<I extends InterfaceDef>(iface: I, impl: Implementation<I>, objectId: string, name: string, port = this.port): Promise<ServerObject<I>> {
+    const obj = await this.mw.activate(iface, impl, { object_id: objectId, port, name });
+    this.objects.push(obj as unknown as ServerObject<InterfaceDef>);
+    return obj;
+  }
+
+  /** Binds; a stale binding of a dead object (a previous run killed with -9) is taken over, a live one is not. */
+  private async bindOrTakeOver(name: string, iface: InterfaceDef, aor: Aor): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const { revision } = await this.mw.names.bind(name, aor);
+        this.bindings.push({ name, type: aor.interface_type, revision });
+        return;
+      } catch (err) {
+        if (!(err instanceof AlreadyBound)) throw err;
+        const held = await this.mw.names.resolve(name, aor.interface_type, aor.interface_version).catch(() => undefined);
+        if (!held) continue;
+        const alive = await this.mw
+          .proxy(iface, held.aor, { timeoutMs: 2000 })
+          .__ping()
+          .then(() => true)
+          .catch((e: unknown) => !(e instanceof ObjectNotExist || e instanceof CallTimeout));
+        if (alive) throw new AlreadyBound(`${name} (${aor.interface_type}) is held by a live object at ${held.aor.host}:${held.aor.port}; is another distributor running with the same role or node id?`);
+        this.log.warn({ name, interface: aor.interface_type, stale: held.aor }, 'taking over a binding whose object is gone');
+        await this.mw.names.unbind(name, aor.interface_type, held.revision);
+      }
+    }
+    throw new AlreadyBound(`${name} (${aor.interface_type}): could not bind`);
+  }
+
+  private async activateAndBind(): Promise<void> {
+    const nodeName = dispatcherNodeName(this.opts.nodeId);
+    const sf = await this.activate(sessionFactoryInterface, this.sessionFactoryImpl(), 'session_factory', DISPATCHER_NAME);
+    const md = await this.activate(masterDispatcherInterface, this.masterDispatcherImpl(), 'master_dispatcher', DISPATCHER_NAME);
+    const dn = await this.activate(dispatcherNodeInterface, this.dispatcherNodeImpl(), `dispatcher_node_${this.opts.nodeId}`, nodeName);
+    const ph = await this.activate(procserverHandlerInterface, this.procserverHandlerImpl(), `procserver_handler_${this.opts.nodeId}`, nodeName);
+    this.callbackSink = (await this.activate(operationCallbackInterface, { callback: () => undefined }, 'callback_sink', '')).aor;
+    await this.bindOrTakeOver(DISPATCHER_NAME, sessionFactoryInterface, sf.aor);
+    await this.bindOrTakeOver(DISPATCHER_NAME, masterDispatcherInterface, md.aor);
+    await this.bindOrTakeOver(nodeName, dispatcherNodeInterface, dn.aor);
+    await this.bindOrTakeOver(nodeName, procserverHandlerInterface, ph.aor);
+    // register_dispatcher(node_id) on the master, which is us
+    await this.registerDispatcher(this.opts.nodeId);
+    this.log.info({ node: this.opts.nodeId, port: this.port, collections: [...this.collections] }, 'content distributor is master');
+  }
+
+  // ---- master_dispatcher (MS-FSDPD 3.3, MS-FSCDFT 3.1) ----
+
+  private async registerDispatcher(nodeId: number): Promise<void> {
+    if (nodeId === this.opts.nodeId) {
+      this.dispatcherNodes.delete(nodeId);
+      return;
+    }
+    const { proxy } = await this.mw.names.resolveProxy(dispatcherNodeInterface, dispatcherNodeName(nodeId), { timeoutMs: 5000 });
+    this.dispatcherNodes.set(nodeId, proxy);
+  }
+
+  private masterDispatcherImpl(): Implementation<typeof masterDispatcherInterface> {
+    return {
+      register_dispatcher: async (nodeId) => {
+        await this.registerDispatcher(nodeId);
+        this.log.info({ node: nodeId }, 'dispatcher registered');
+      },
+      unregister_dispatcher: (nodeId) => {
+        this.dispatcherNodes.delete(nodeId);
+        this.log.info({ node: nodeId }, 'dispatcher unregistered');
+      },
+      register_procserver: (name) => {
+        this.procserverNames.add(name);
+        this.log.info({ procserver: name }, 'item processor registered with master');
+      },
+      assign_dispatcher: (name) => {
+        if (!this.procserverNames.has(name)) this.procserverNames.add(name);
+        // every node runs a procserver_handler under its node id; this master's own is always there
+        const ids = [this.opts.nodeId, ...this.dispatcherNodes.keys()];
+        return ids[this.procserverNames.size % ids.length] ?? ASSIGN_DISPATCHER_NONE_AVAILABLE;
+      },
+      unregister_procserver: (name) => {
+        this.procserverNames.delete(name);
+        this.log.info({ procserver: name }, 'item processor unregistered from master');
+      },
+    };
+  }
+
+  // ---- procserver_handler (MS-FSDPD 3.5) ----
+
+  private leaseOf(name: string): Lease {
+    let lease = this.leases.get(name);
+    if (!lease) {
+      lease = new Lease(this.pool.get(name)?.leaseMs ?? this.opts.leaseMs ?? 300_000, () => void this.onLeaseTimeout(name), this.clock);
+      this.leases.set(name, lease);
+    }
+    return lease;
+  }
+
+  private procserverHandlerImpl(): Implementation<typeof procserverHandlerInterface> {
+    return {
+      register_procserver: (procserver, name, hostname, pid) => {
+        const previous = this.pool.get(name);
+        // a processor that comes back under the same name lost whatever it held: report it now, not at the lease
+        if (previous && previous.inFlight.length) {
+          this.leases.get(name)?.cancel();
+          void this.reportLost(this.pool.expire(name), `item processor ${name} re-registered while holding a batch`);
+        }
+        this.pool.register(name, procserver, hostname, pid);
+        this.log.info({ procserver: name, host: hostname, pid }, 'item processor registered');
+      },
+      unregister_procserver: (name) => {
+        this.leases.get(name)?.cancel();
+        this.leases.delete(name);
+        const held = this.pool.unregister(name);
+        if (held.length) void this.reportLost(held, `item processor ${name} unregistered while holding a batch`);
+        this.log.info({ procserver: name }, 'item processor unregistered');
+      },
+      processed: (name, completed, status) => {
+        const p = this.pool.get(name);
+        if (!p) {
+          this.log.warn({ procserver: name }, 'processed from an unknown item processor; ignored');
+          return;
+        }
+        this.leases.get(name)?.cancel();
+        const sessionId = p.batchSessionId;
+        const done = this.pool.processed(name, status.first_op_id, status.last_op_id);
+        const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+        if (!completed && done.length) {
+          // the processor could not hand the batch to indexing: those operations are lost (the indexer arbitrates)
+          void this.reportLost(done, `item processor ${name} could not submit to indexing`);
+        }
+        session?.callbacks?.send(status);
+      },
+      flush_pipelines: async () => {
+        await Promise.all(
+          this.pool.all().map((p) =>
+            this.mw
+              .proxy(processorServerInterface, p.proxy, { timeoutMs: 30_000 })
+              .flush()
+              .catch((err: Error) => this.log.warn({ procserver: p.name, err: err.message }, 'flush failed')),
+          ),
+        );
+      },
+      renew: (name, period) => {
+        const p = this.pool.get(name);
+        if (!p) return;
+        p.leaseMs = period * 1000;
+        this.leaseOf(name).renew(p.leaseMs);
+        this.log.debug({ procserver: name, period }, 'lease renewed');
+      },
+    };
+  }
+
+  /** MS-FSDPD 3.5.5. */
+  private async onLeaseTimeout(name: string): Promise<void> {
+    const p = this.pool.get(name);
+    const lost = this.pool.expire(name);
+    this.log.warn({ procserver: name, pid: p?.pid, lost: lost.length }, 'Lease Timeout: item processor did not report its batch; its operations are lost');
+    await this.reportLost(lost, `Lease Timeout of ${name}`);
+    if (p) {
+      try {
+        await this.opts.onLeaseExpired?.({ name, pid: p.pid, host: p.host });
+      } catch (err) {
+        this.log.error({ procserver: name, err: (err as Error).message }, 'restart of the item processor failed');
+      }
+    }
+  }
+
+  /** Sends failed_operation (lost) sets to the indexing sessions; retried until the indexer takes them. */
+  private async reportLost(ops: InFlightOperation[], why: string): Promise<void> {
+    if (!ops.length) return;
+    for (const [sessionId, set] of lostOperationSets(ops)) {
+      const session = this.sessions.get(sessionId);
+      if (!session) {
+        this.log.error({ session: sessionId, ops: set.operations.length }, 'lost operations of a session that no longer exists');
+        continue;
+      }
+      this.log.warn({ session: sessionId, ops: set.operations.length, first: set.operations[0]?.id, why }, 'reporting operations lost');
+      await this.sendToIndexer(session, set);
+    }
+  }
+
+  private coreSession(aor: Aor): ProxyOf<typeof coreSessionInterface> {
+    const key = `${aor.host}:${aor.port}:${aor.object_id}`;
+    let p = this.coreSessionProxies.get(key);
+    if (!p) {
+      p = this.mw.proxy(coreSessionInterface, aor, { timeoutMs: 10_000 });
+      this.coreSessionProxies.set(key, p);
+    }
+    return p;
+  }
+
+  private async sendToIndexer(session: FeedingSession, set: OperationSet): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.coreSession(session.coreSession).process(set);
+        return;
+      } catch (err) {
+        if (!this.sessions.has(session.id)) return;
+        this.log.warn({ session: session.id, attempt, err: (err as Error).message }, 'indexer did not take lost operations; retrying');
+        await sleep(backoffDelay(attempt, { initialMs: 100, maxMs: 5000 }));
+      }
+    }
+  }
+
+  // ---- dispatch (MS-FSDPD 3.5.6) ----
+
+  private async dispatch(session: FeedingSession, batch: OperationSet): Promise<void> {
+    if (this.shuttingDown) throw new ShuttingDown('content distributor is shutting down');
+    const ops = batch.operations;
+    if (ops.length === 0) return;
+    let prev = session.lastAcceptedOpId;
+    for (const op of ops) {
+      if (op.id <= prev) {
+        throw new BadParameter(`operation ids must increase within the session: ${op.id} after ${prev}`, { argument: 'batch', operation_id: op.id, last_accepted: session.lastAcceptedOpId });
+      }
+      prev = op.id;
+    }
+    const inFlight: InFlightOperation[] = ops.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
+    const tried = new Set<string>();
+    for (;;) {
+      const p = this.pool.pickFree(tried);
+      if (!p) throw new ProcessorsBusy(`no free item processor (${this.pool.size} registered, ${this.pool.inFlightBatches} busy); retry shortly`, { registered: this.pool.size });
+      tried.add(p.name);
+      this.pool.assign(p, session.id, inFlight);
+      this.leaseOf(p.name).start(p.leaseMs);
+      const outcome = await this.handOver(p, session, batch);
+      if (outcome === 'taken') break;
+    }
+    session.lastAcceptedOpId = prev;
+    session.completedOpId = Math.max(session.completedOpId, batch.completed_op_id);
+    this.batchesSinceStart++;
+    session.callbacks?.send(
+      new OperationStatusInfo({ first_op_id: ops[0]?.id ?? prev, last_op_id: prev, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }),
+    );
+  }
+
+  /** Gives the batch to one processor; 'retry' when it refused before taking it (the caller tries the next one). */
+  private async handOver(p: ProcessorEntry, session: FeedingSession, batch: OperationSet): Promise<'taken' | 'retry'> {
+    try {
+      await this.mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000 }).process(session.coreSession, session.id, session.collection, batch, INDEXING_ONLY());
+      return 'taken';
+    } catch (err) {
+      if (err instanceof CallTimeout) {
+        // it may hold the batch: the lease decides (lost at expiry unless processed arrives)
+        this.log.warn({ procserver: p.name, session: session.id }, 'process call timed out; the lease will tell');
+        return 'taken';
+      }
+      this.leases.get(p.name)?.cancel();
+      this.pool.release(p);
+      if (err instanceof ShuttingDown) {
+        p.terminating = true;
+        this.log.info({ procserver: p.name }, 'item processor is shutting down; no more batches for it');
+        return 'retry';
+      }
+      if (err instanceof SystemResourceError) return 'retry';
+      if (err instanceof ObjectNotExist) {
+        this.log.warn({ procserver: p.name, pid: p.pid }, 'item processor is gone; unregistering it');
+        this.leases.get(p.name)?.cancel();
+        this.leases.delete(p.name);
+        this.pool.unregister(p.name);
+        return 'retry';
+      }
+      throw err;
+    }
+  }
+
+  // ---- sessions: dispatcher_node (MS-FSCDFT 3.5.4) and session_factory (forwarding, ours) ----
+
+  private async createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean): Promise<Aor> {
+    if (!this.collections.has(collection)) {
+      throw new UnknownCollection(`collection "${collection}" is not configured (known: ${[...this.collections].join(', ') || 'none'})`, { collection });
+    }
+    if (this.shuttingDown) throw new ShuttingDown('content distributor is shutting down');
+    const existing = this.sessions.get(id);
+    if (existing) {
+      if (existing.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${existing.collection}"`, { session: id });
+      if (callback && existing.callbacks?.callback.object_id !== callback.object_id) {
+        existing.callbacks?.close();
+        existing.callbacks = new CallbackSender(this.mw, callback, this.log.child({ session: id }));
+      }
+      return existing.object.aor;
+    }
+    const { proxy: factory } = await this.mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
+    const sink = callback ?? this.callbackSink;
+    if (!sink) throw new SystemResourceError('content distributor is not started');
+    const coreSession = await factory.create(id, collection, sink);
+    const port = this.opts.basePort + (external ? EXTERNAL_SESSION_PORT_OFFSET : INTERNAL_PORT_OFFSET);
+    const session: FeedingSession = {
+      id,
+      collection,
+      callbacks: callback ? new CallbackSender(this.mw, callback, this.log.child({ session: id })) : undefined,
+      coreSession,
+      object: undefined as unknown as ServerObject<typeof processingSessionInterface>,
+      lastAcceptedOpId: -1,
+      completedOpId: 0,
+    };
+    session.object = await this.activate(
+      processingSessionInterface,
+      {
+        process: (batch) => {
+          const s = this.sessions.get(id);
+          if (!s) throw new UnknownSession(`session ${id} is closed`);
+          return this.dispatch(s, batch);
+        },
+        close: () => this.destroySessionHere(id),
+      },
+      `session_${id}`,
+      '',
+      port,
+    );
+    this.sessions.set(id, session);
+    this.log.info({ session: id, collection }, 'session created');
+    return session.object.aor;
+  }
+
+  private async destroySessionHere(id: number): Promise<void> {
+    const s = this.sessions.get(id);
+    if (!s) return;
+    this.sessions.delete(id);
+    s.callbacks?.close();
+    await this.mw.deactivate(s.object as unknown as ServerObject<InterfaceDef>);
+    try {
+      const { proxy: factory } = await this.mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 5000 });
+      await factory.close(id);
+    } catch (err) {
+      this.log.warn({ session: id, err: (err as Error).message }, 'could not close the indexing session');
+    }
+    this.log.info({ session: id, collection: s.collection }, 'session destroyed');
+  }
+
+  private get load(): number {
+    return this.sessions.size + this.pool.inFlightBatches;
+  }
+
+  private dispatcherNodeImpl(): Implementation<typeof dispatcherNodeInterface> {
+    return {
+      create_session: (id, collection, callback, _g: GuaranteeSet) => this.createSessionHere(id, collection, callback, false),
+      create: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external),
+      recreate: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external),
+      destroy_session: (id) => this.destroySessionHere(id),
+      remove_sessions: async (coll) => {
+        const ids = [...this.sessions.values()].filter((s) => s.collection === coll).map((s) => s.id);
+        for (const id of ids) await this.destroySessionHere(id);
+        return ids;
+      },
+      get_sessions: () => [...this.sessions.keys()],
+      get_load: () => this.load,
+    };
+  }
+
+  /** The dispatcher_node with the lowest get_load (MS-FSCDFT 3.3.4); this node when it is the least loaded. */
+  private async leastLoadedNode(): Promise<{ id: number; node: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface> }> {
+    let best = { id: this.opts.nodeId, load: this.load, node: this.dispatcherNodeImpl() as Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface> };
+    for (const [id, proxy] of this.dispatcherNodes) {
+      const load = await proxy.get_load().catch(() => Number.POSITIVE_INFINITY);
+      if (load < best.load) best = { id, load, node: proxy };
+    }
+    return best;
+  }
+
+  private sessionFactoryImpl(): Implementation<typeof sessionFactoryInterface> {
+    const forward = async <T>(id: number, call: (n: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface>) => T | Promise<T>) => {
+      const home = this.sessionHomes.get(id);
+      const remote = home === undefined ? undefined : this.dispatcherNodes.get(home);
+      const target =
+        home !== undefined && home !== this.opts.nodeId && remote
+          ? { id: home, node: remote }
+          : home === this.opts.nodeId
+            ? { id: home, node: this.dispatcherNodeImpl() }
+            : await this.leastLoadedNode();
+      const r = await call(target.node);
+      this.sessionHomes.set(id, target.id);
+      return r;
+    };
+    return {
+      create_session: (id, collection, callback, g, priority) => forward(id, (n) => n.create_session(id, collection, callback, g, priority)),
+      create: (id, collection, g, priority, external) => forward(id, (n) => n.create(id, collection, g, priority, external)),
+      recreate: (id, collection, g, priority, external) => forward(id, (n) => n.recreate(id, collection, g, priority, external)),
+      destroy_session: async (id) => {
+        await forward(id, (n) => n.destroy_session(id));
+        this.sessionHomes.delete(id);
+      },
+    };
+  }
+
+  // ---- shutdown ----
+
+  /** Stops taking sessions and batches, lets batches in flight finish (up to timeoutMs), unbinds, deactivates. */
+  async stop(timeoutMs = 15_000): Promise<void> {
+    this.shuttingDown = true;
+    const deadline = Date.now() + timeoutMs;
+    while (this.pool.inFlightBatches > 0 && Date.now() < deadline) await sleep(50);
+    for (const b of this.bindings.reverse()) {
+      await this.mw.names.unbind(b.name, b.type, b.revision).catch((err: Error) => this.log.warn({ name: b.name, err: err.message }, 'unbind failed'));
+    }
+    for (const l of this.leases.values()) l.cancel();
+    for (const s of this.sessions.values()) s.callbacks?.close();
+    this.log.info({ batches: this.batchesSinceStart }, 'content distributor stopped');
+  }
+
+  /** For tests and status. */
+  get stats(): { processors: number; busy: number; sessions: number; batches: number } {
+    return { processors: this.pool.size, busy: this.pool.inFlightBatches, sessions: this.sessions.size, batches: this.batchesSinceStart };
+  }
+}

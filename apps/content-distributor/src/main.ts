@@ -1,0 +1,48 @@
+/**
+ * content-distributor: feeding sessions in, batches to item processors (MS-FSDPD 3.3, 3.5; MS-FSCDFT 3.3, 3.5).
+ *
+ *   nx serve content-distributor
+ *   tsx apps/content-distributor/src/main.ts --collections news,web --lease-seconds 300
+ */
+import { createLogger } from '@esp/logging';
+import { Middleware } from '@esp/middleware';
+import { parseCli } from './cli';
+import { ContentDistributor } from './content-distributor';
+
+const cli = parseCli(process.argv.slice(2), process.env);
+if (cli.kind === 'help') {
+  process.stdout.write(cli.text);
+  process.exit(0);
+}
+if (cli.kind === 'error') {
+  process.stderr.write(`content-distributor: ${cli.message}\nTry --help.\n`);
+  process.exit(2);
+}
+
+const log = createLogger('content-distributor', { node: cli.nodeId });
+const mw = await Middleware.connect({ name: `content-distributor-${cli.nodeId}`, servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
+  log.fatal({ err: err.message }, 'cannot start');
+  process.exit(1);
+});
+let cd: ContentDistributor;
+try {
+  cd = await ContentDistributor.start({ mw, log, nodeId: cli.nodeId, basePort: cli.basePort, collections: cli.collections, leaseMs: cli.leaseSeconds * 1000 });
+} catch (err) {
+  log.fatal({ err: (err as Error).message }, 'cannot start');
+  await mw.close();
+  process.exit(1);
+}
+log.info({ port: cd.port, collections: cli.collections }, 'ready');
+
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal: sig }, 'stopping: finishing batches in flight');
+    void cd
+      .stop()
+      .then(() => mw.close())
+      .then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,56 @@
+import { DocumentId } from '@esp/codecs';
+import type { Aor } from '@esp/interfaces';
+import { describe, expect, it } from 'vitest';
+import { ProcessorPool } from './processor-pool';
+
+const aor = (id: string): Aor => ({ name: '', object_id: id, host: 'h', port: 1, interface_type: 'processing::processor_server', interface_version: '5.2' });
+const ops = (session: number, ...ids: number[]) => ids.map((opId) => ({ opId, sessionId: session, docId: new DocumentId({ id: `d${opId}` }) }));
+
+describe('ProcessorPool (MS-FSDPD 3.5.1 holders)', () => {
+  it('picks a free processor, least recently used first, never a busy or terminating one', () => {
+    const pool = new ProcessorPool(300_000);
+    const a = pool.register('a', aor('a'), 'h', 10);
+    const b = pool.register('b', aor('b'), 'h', 11);
+    pool.register('c', aor('c'), 'h', 12).terminating = true;
+    expect(pool.pickFree()?.name).toBe('a');
+    pool.assign(a, 1, ops(1, 1, 2));
+    expect(pool.pickFree()?.name).toBe('b');
+    pool.assign(b, 1, ops(1, 3));
+    expect(pool.pickFree()).toBeUndefined();
+    pool.processed('a', 1, 2);
+    pool.processed('b', 3, 3);
+    expect(pool.pickFree()?.name).toBe('a'); // a was used before b
+    expect(pool.pickFree(new Set(['a']))?.name).toBe('b');
+  });
+
+  it('processed drops first..last from the item operation holder and clears busy', () => {
+    const pool = new ProcessorPool(1000);
+    const a = pool.register('a', aor('a'), 'h', 10);
+    pool.assign(a, 7, ops(7, 5, 6, 7));
+    const done = pool.processed('a', 5, 7);
+    expect(done.map((o) => o.opId)).toEqual([5, 6, 7]);
+    expect(a.busy).toBe(false);
+    expect(a.inFlight).toEqual([]);
+  });
+
+  it('expire hands back every operation held, with its session (session mapper) and document (item identifier holder)', () => {
+    const pool = new ProcessorPool(1000);
+    const a = pool.register('a', aor('a'), 'h', 10);
+    pool.assign(a, 9, ops(9, 1, 2));
+    const lost = pool.expire('a');
+    expect(lost.map((o) => [o.opId, o.sessionId, o.docId?.id])).toEqual([
+      [1, 9, 'd1'],
+      [2, 9, 'd2'],
+    ]);
+    expect(a.busy).toBe(false);
+    expect(pool.expire('a')).toEqual([]);
+  });
+
+  it('unregister removes the processor and returns what it still held', () => {
+    const pool = new ProcessorPool(1000);
+    const a = pool.register('a', aor('a'), 'h', 10);
+    pool.assign(a, 1, ops(1, 4));
+    expect(pool.unregister('a').map((o) => o.opId)).toEqual([4]);
+    expect(pool.get('a')).toBeUndefined();
+  });
+});

@@ -1,0 +1,332 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { Action, GuaranteeSet, OperationSet, OperationState, type DocumentError, type OperationStatusInfo } from '@esp/codecs';
+import {
+  DISPATCHER_NAME,
+  operationCallbackInterface,
+  processingSessionInterface,
+  ProcessorsBusy,
+  sessionFactoryInterface,
+  ShuttingDown,
+  SystemResourceError,
+  type Aor,
+  type ProxyOf,
+} from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import type { Middleware, ServerObject } from '@esp/middleware';
+import { backoffDelay, sleep } from '@esp/timers';
+import { toOperation, type FeedDocument } from './feed-document';
+
+/** How one document ended. */
+export type DocumentOutcome =
+  | { kind: 'completed'; opId: number; attempts: number }
+  | { kind: 'failed'; opId: number; attempts: number; error: ErrorSummary };
+
+export interface ErrorSummary {
+  code: number;
+  type: string;
+  description: string;
+  subsystem: string;
+  suggestedAction: string;
+  processor?: string;
+}
+
+export interface FeedingClientOptions {
+  mw: Middleware;
+  collection: string;
+  log: Logger;
+  /** Operations per batch (default 100). */
+  batchSize?: number;
+  /** Operations sent whose final status has not arrived yet, at most (default 20 batches' worth). Bounds memory. */
+  maxInFlightOps?: number;
+  /** How often a document is resubmitted when the suggested action is limited_resubmit (default 3). */
+  limitedResubmits?: number;
+  /** Resubmissions of lost operations (suggested action resubmit) before giving up (default 10). */
+  maxResubmits?: number;
+  /** Called once per document when it reaches its final outcome. */
+  onOutcome?: (docId: string, outcome: DocumentOutcome) => void;
+  timeoutMs?: number;
+}
+
+export interface FeedingStats {
+  submitted: number;
+  batches: number;
+  received: number;
+  secured: number;
+  completed: number;
+  failed: number;
+  lost: number;
+  resubmitted: number;
+  inFlight: number;
+  /** Final statuses that arrived for an operation that already had one (must stay 0). */
+  duplicateFinals: number;
+  busyRetries: number;
+}
+
+interface PendingOp {
+  doc: FeedDocument;
+  attempts: number;
+  received: boolean;
+  secured: boolean;
+}
+
+function summarize(e: DocumentError): ErrorSummary {
+  const named = e as DocumentError & { processor?: string };
+  return {
+    code: e.error_code,
+    type: (e.constructor as { cheetah?: { name?: string } }).cheetah?.name?.replace(/^cht::documentmessages::/, '') ?? 'error',
+    description: e.description,
+    subsystem: e.subsystem,
+    suggestedAction: (['resubmit', 'limited_resubmit', 'drop', 'terminate'] as const)[e.suggested_action] ?? String(e.suggested_action),
+    ...(typeof named.processor === 'string' ? { processor: named.processor } : {}),
+  };
+}
+
+/**
+ * A content client (MS-FSCF, designed on MS-FSCDFT 3.5.4 and MS-FSDPD 2.2.11 / 2.2.35): one feeding session on the
+ * master content distributor, batches with increasing operation ids, callbacks on an operation_callback object, and
+ * exactly one final outcome per document. Lost operations are resubmitted as their suggested action says.
+ *
+ *   const client = await FeedingClient.open({ mw, collection: 'news', log });
+ *   for (const doc of docs) await client.feed(doc);     // waits when too much is in flight
+ *   const report = await client.drain();                 // every document has its final outcome
+ */
+export class FeedingClient {
+  readonly sessionId: number;
+  private session!: ProxyOf<typeof processingSessionInterface>;
+  private callbackObject!: ServerObject<typeof operationCallbackInterface>;
+  private nextOpId = 1;
+  private readonly pending = new Map<number, PendingOp>();
+  private readonly finalIds = new Set<number>();
+  private buffer: FeedDocument[] = [];
+  private readonly stats: FeedingStats = {
+    submitted: 0,
+    batches: 0,
+    received: 0,
+    secured: 0,
+    completed: 0,
+    failed: 0,
+    lost: 0,
+    resubmitted: 0,
+    inFlight: 0,
+    duplicateFinals: 0,
+    busyRetries: 0,
+  };
+  private readonly outcomes = new Map<string, DocumentOutcome>();
+  private waiters: (() => void)[] = [];
+  private sending: Promise<void> = Promise.resolve();
+  private readonly batchSize: number;
+  private readonly maxInFlightOps: number;
+
+  private constructor(private readonly opts: FeedingClientOptions) {
+    this.sessionId = randomInt(1, 2 ** 31 - 1);
+    this.batchSize = opts.batchSize ?? 100;
+    this.maxInFlightOps = opts.maxInFlightOps ?? this.batchSize * 20;
+  }
+
+  static async open(opts: FeedingClientOptions): Promise<FeedingClient> {
+    const c = new FeedingClient(opts);
+    await c.connect();
+    return c;
+  }
+
+  private async connect(): Promise<void> {
+    const { mw } = this.opts;
+    this.callbackObject = await mw.activate(
+      operationCallbackInterface,
+      { callback: (status) => this.onCallback(status) },
+      { object_id: `feed-callback-${randomUUID()}`, port: 0 },
+    );
+    const { proxy: factory } = await mw.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME, { timeoutMs: this.opts.timeoutMs ?? 30_000 });
+    const aor: Aor = await factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0);
+    this.session = mw.proxy(processingSessionInterface, aor, { timeoutMs: this.opts.timeoutMs ?? 30_000 });
+    this.opts.log.info({ session: this.sessionId, collection: this.opts.collection }, 'feeding session open');
+  }
+
+  get snapshot(): FeedingStats {
+    return { ...this.stats, inFlight: this.pending.size };
+  }
+
+  get results(): ReadonlyMap<string, DocumentOutcome> {
+    return this.outcomes;
+  }
+
+  /** Queues a document; sends a batch when one is full; waits while too many operations are in flight. */
+  async feed(doc: FeedDocument): Promise<void> {
+    this.stats.submitted++;
+    this.buffer.push(doc);
+    if (this.buffer.length >= this.batchSize) await this.flush();
+  }
+
+  /** Sends what is buffered. */
+  async flush(): Promise<void> {
+    while (this.buffer.length) {
+      const docs = this.buffer.splice(0, this.batchSize);
+      while (this.pending.size + docs.length > this.maxInFlightOps) await this.waitForProgress();
+      this.sending = this.sending.then(() => this.sendBatch(docs.map((doc) => ({ doc, attempts: 0 }))));
+      await this.sending;
+    }
+  }
+
+  private waitForProgress(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private notify(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** The highest operation id below which every operation has its final status. */
+  private get completedOpId(): number {
+    let min = this.nextOpId;
+    for (const id of this.pending.keys()) if (id < min) min = id;
+    return Math.max(0, min - 1);
+  }
+
+  private async sendBatch(items: { doc: FeedDocument; attempts: number }[]): Promise<void> {
+    const ops = items.map((item) => {
+      const opId = this.nextOpId++;
+      this.pending.set(opId, { doc: item.doc, attempts: item.attempts + 1, received: false, secured: false });
+      return toOperation(opId, item.doc);
+    });
+    const batch = new OperationSet({ completed_op_id: this.completedOpId, operations: ops });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.session.process(batch);
+        this.stats.batches++;
+        return;
+      } catch (err) {
+        const retryable = err instanceof ProcessorsBusy || err instanceof SystemResourceError || err instanceof ShuttingDown || (err as { retryable?: boolean }).retryable === true;
+        if (retryable && attempt < 10_000) {
+          this.stats.busyRetries++;
+          await sleep(backoffDelay(attempt, { initialMs: 2, maxMs: 500, jitter: true }));
+          continue;
+        }
+        // not accepted and not retryable: each operation ends here, failed with the reason
+        this.opts.log.error({ err: (err as Error).message, ops: ops.length }, 'batch refused');
+        for (const op of ops) {
+          const p = this.pending.get(op.id);
+          if (!p) continue;
+          this.pending.delete(op.id);
+          this.finish(op.id, p, {
+            kind: 'failed',
+            opId: op.id,
+            attempts: p.attempts,
+            error: { code: -1, type: (err as Error).name, description: (err as Error).message, subsystem: 'client', suggestedAction: 'drop' },
+          });
+        }
+        return;
+      }
+    }
+  }
+
+  private finish(opId: number, p: PendingOp, outcome: DocumentOutcome): void {
+    this.finalIds.add(opId);
+    if (outcome.kind === 'completed') this.stats.completed++;
+    else this.stats.failed++;
+    this.outcomes.set(p.doc.id, outcome);
+    this.opts.onOutcome?.(p.doc.id, outcome);
+    this.notify();
+  }
+
+  /** A final status for an operation id: exactly once; a repeat (a retried callback) is counted, not applied. */
+  private takeFinal(opId: number): PendingOp | undefined {
+    const p = this.pending.get(opId);
+    if (!p) {
+      if (this.finalIds.has(opId)) this.stats.duplicateFinals++;
+      return undefined;
+    }
+    this.pending.delete(opId);
+    return p;
+  }
+
+  private resubmit(items: { doc: FeedDocument; attempts: number }[]): void {
+    if (!items.length) return;
+    this.stats.resubmitted += items.length;
+    this.sending = this.sending.then(async () => {
+      for (let i = 0; i < items.length; i += this.batchSize) await this.sendBatch(items.slice(i, i + this.batchSize));
+    });
+  }
+
+  private onCallback(status: OperationStatusInfo): void {
+    const { first_op_id: first, last_op_id: last, state, subsystem } = status;
+    const errorsByOp = new Map<number, DocumentError>();
+    for (const e of status.errors) errorsByOp.set(e.operation_id, e);
+    if (state === OperationState.received) {
+      for (let id = first; id <= last; id++) {
+        const p = this.pending.get(id);
+        if (p && !p.received) {
+          p.received = true;
+          this.stats.received++;
+        }
+      }
+      return;
+    }
+    if (state === OperationState.secured) {
+      for (let id = first; id <= last; id++) {
+        const p = this.pending.get(id);
+        if (p && !p.secured) {
+          p.secured = true;
+          this.stats.secured++;
+        }
+      }
+      return;
+    }
+    const again: { doc: FeedDocument; attempts: number }[] = [];
+    if (state === OperationState.lost) {
+      for (const [opId, e] of errorsByOp) {
+        const p = this.takeFinal(opId);
+        if (!p) continue;
+        this.stats.lost++;
+        this.applyAction(opId, p, e, again);
+      }
+    } else if (state === OperationState.completed && subsystem === 'indexing') {
+      for (let id = first; id <= last; id++) {
+        const e = errorsByOp.get(id);
+        const p = this.takeFinal(id);
+        if (!p) continue;
+        if (e) this.applyAction(id, p, e, again);
+        else this.finish(id, p, { kind: 'completed', opId: id, attempts: p.attempts });
+      }
+    }
+    // processing / completed is informational: the indexer reports the finals of that batch
+    this.resubmit(again);
+    this.notify();
+  }
+
+  private applyAction(opId: number, p: PendingOp, e: DocumentError, again: { doc: FeedDocument; attempts: number }[]): void {
+    this.finalIds.add(opId);
+    const limit = e.suggested_action === Action.resubmit ? (this.opts.maxResubmits ?? 10) : e.suggested_action === Action.limited_resubmit ? (this.opts.limitedResubmits ?? 3) : 0;
+    if (p.attempts <= limit) {
+      again.push({ doc: p.doc, attempts: p.attempts });
+      this.opts.log.debug({ op: opId, doc: p.doc.id, action: e.suggested_action, attempts: p.attempts }, 'resubmitting');
+      return;
+    }
+    this.finish(opId, p, { kind: 'failed', opId, attempts: p.attempts, error: summarize(e) });
+  }
+
+  /** Sends what is buffered and waits until every document has its final outcome (or the timeout passes). */
+  async drain(timeoutMs = 600_000): Promise<{ stats: FeedingStats; outcomes: ReadonlyMap<string, DocumentOutcome>; unfinished: string[] }> {
+    await this.flush();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.sending;
+      if (this.pending.size === 0) break;
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await Promise.race([this.waitForProgress(), sleep(Math.min(left, 1000))]);
+    }
+    const unfinished = [...this.pending.values()].map((p) => p.doc.id);
+    return { stats: this.snapshot, outcomes: this.outcomes, unfinished };
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.session.close();
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message }, 'session close failed');
+    }
+    await this.opts.mw.deactivate(this.callbackObject as unknown as Parameters<Middleware['deactivate']>[0]);
+  }
+}
