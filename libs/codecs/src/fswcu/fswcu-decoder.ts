@@ -90,6 +90,8 @@ const T_DICT = 0x7b; // '{'
 class FswcuReader {
   pos: number;
   private readonly bytes: Uint8Array;
+  private readonly buffer: ArrayBufferLike;
+  private readonly byteOffset: number;
   private readonly end: number;
   private readonly base: number;
   private readonly maxDepth: number;
@@ -98,6 +100,8 @@ class FswcuReader {
 
   constructor(bytes: Uint8Array, start: number, end: number, base: number, maxDepth = FSWCU_DEFAULT_MAX_DEPTH) {
     this.bytes = bytes;
+    this.buffer = bytes.buffer;
+    this.byteOffset = bytes.byteOffset;
     this.pos = start;
     this.end = end;
     this.base = base;
@@ -113,7 +117,9 @@ class FswcuReader {
         const n = this.readLength(at, 1);
         const start = this.pos;
         this.pos += n;
-        return this.bytes.subarray(start, start + n);
+        // A view, not a copy: the input is private to the decode (see shareInput). Built with the constructor,
+        // which is about twice as cheap as subarray() (no species lookup); this is the decoder's hottest line.
+        return new Uint8Array(this.buffer, this.byteOffset + start, n);
       }
       case T_INT:
         return this.readInt32(at);

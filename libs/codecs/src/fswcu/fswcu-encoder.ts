@@ -134,7 +134,7 @@ export class FswcuWriter {
     this.byte(0x73);
     this.int32(n);
     // TypedArray.set has a fixed cost that outweighs a plain loop for the short strings FSCMT is made of.
-    if (n <= 64) {
+    if (n <= 16) {
       const buf = this.buf;
       let p = this.pos;
       for (let i = 0; i < n; i++) buf[p++] = bytes[i];

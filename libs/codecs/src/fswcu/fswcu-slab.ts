@@ -18,8 +18,9 @@ export function fswcuCopyBytes(bytes: Uint8Array): Uint8Array {
     slab = new Uint8Array(SLAB_BYTES);
     used = 0;
   }
-  const copy = slab.subarray(used, used + n);
-  copy.set(bytes);
+  slab.set(bytes, used);
+  // A view made with the constructor: about twice as cheap as subarray(), which looks up a species constructor.
+  const copy = new Uint8Array(slab.buffer, used, n);
   // Keep copies 8-byte aligned so a DataView over one never straddles alignment oddly.
   used = (used + n + 7) & ~7;
   return copy;
