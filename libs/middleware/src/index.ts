@@ -12,6 +12,7 @@ export { type ProxyOptions } from './client-proxy';
 export { NameServerClient } from './name-server-client';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
 export { serveNameServer } from './name-server-host';
+export { RawBus, type RawMessage } from './raw-bus';
 export {
   SystemException,
   ObjectNotExist,

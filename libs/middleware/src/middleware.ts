@@ -5,6 +5,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createProxy, type ProxyOptions } from './client-proxy';
 import { NameServerClient } from './name-server-client';
 import { ServerObject, type ServerObjectOptions } from './server-object';
+import { RawBus } from './raw-bus';
 import { objectSubject } from './subjects';
 
 export interface MiddlewareOptions {
@@ -40,6 +41,8 @@ export interface ActivateOptions extends ServerObjectOptions {
  */
 export class Middleware {
   readonly names: NameServerClient;
+  /** Plain subjects and bytes (PPP frames, benchmark baselines). */
+  readonly bus: RawBus;
   private readonly objects = new Set<ServerObject<InterfaceDef>>();
   private closed = false;
 
@@ -50,6 +53,7 @@ export class Middleware {
     readonly log: Logger,
     private readonly timeoutMs: number,
   ) {
+    this.bus = new RawBus(nc);
     this.names = new NameServerClient(nc, log, (iface, aor, o) => this.proxy(iface, aor, o), Math.min(timeoutMs, 10_000));
   }
 

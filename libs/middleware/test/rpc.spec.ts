@@ -3,7 +3,7 @@ import { NatsServer } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineInterface, method } from '@esp/interfaces';
-import { CallTimeout, InternalError, Middleware, ObjectNotExist, VersionMismatch } from '../src';
+import { CallTimeout, InternalError, Middleware, ObjectNotExist, RawBus, VersionMismatch } from '../src';
 import { echoImpl, echoInterface } from './fixtures/echo-interface';
 
 describe('middleware RPC over a real nats-server', () => {
@@ -96,5 +96,32 @@ describe('middleware RPC over a real nats-server', () => {
     const echo = client.proxy(echoInterface, aor);
     const results = await Promise.all(Array.from({ length: 500 }, (_, i) => echo.add(i, i)));
     expect(results).toEqual(Array.from({ length: 500 }, (_, i) => 2 * i));
+  });
+});
+
+describe('raw bus', () => {
+  it('publishes, subscribes and answers requests with plain bytes under esp.raw.*', async () => {
+    const ns = await NatsServer.start({ jetstream: false });
+    const a = await Middleware.connect({ name: 'a', servers: ns.url });
+    const b = await Middleware.connect({ name: 'b', servers: ns.url });
+    try {
+      const subject = RawBus.subject('ppp', 'queue.1');
+      expect(subject).toBe('esp.raw.ppp.queue%2E1');
+      const seen: number[] = [];
+      const stop = await a.bus.subscribe(subject, (m) => {
+        seen.push(m.data[0]!);
+        m.respond(new Uint8Array([m.data[0]! + 1]));
+      });
+      expect([...(await b.bus.request(subject, new Uint8Array([41]), 1000))]).toEqual([42]);
+      b.bus.publish(subject, new Uint8Array([7]));
+      await b.bus.flush();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen).toEqual([41, 7]);
+      await stop();
+    } finally {
+      await a.close();
+      await b.close();
+      await ns.cleanup();
+    }
   });
 });

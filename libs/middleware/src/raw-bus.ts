@@ -1,0 +1,49 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { subjectToken } from './subjects';
+
+export interface RawMessage {
+  subject: string;
+  data: Uint8Array;
+  /** Answers a request (no-op for a plain publish). */
+  respond(data: Uint8Array): boolean;
+}
+
+/**
+ * Plain subjects and bytes, for protocols that keep their own frames on the bus (PPP) and for baselines in
+ * benchmarks. Subjects are namespaced under esp.raw.<name> so they never collide with server objects.
+ */
+export class RawBus {
+  constructor(private readonly nc: NatsConnection) {}
+
+  static subject(...parts: string[]): string {
+    return ['esp', 'raw', ...parts.map(subjectToken)].join('.');
+  }
+
+  publish(subject: string, data: Uint8Array): void {
+    this.nc.publish(subject, data);
+  }
+
+  async request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    const m = await this.nc.request(subject, data, { timeout: timeoutMs });
+    return m.data;
+  }
+
+  /** Calls handler for every message; returns a function that drains and stops the subscription. */
+  async subscribe(subject: string, handler: (m: RawMessage) => void, opts: { queue?: string } = {}): Promise<() => Promise<void>> {
+    const sub: Subscription = this.nc.subscribe(subject, {
+      ...(opts.queue ? { queue: opts.queue } : {}),
+      callback: (err, msg) => {
+        if (err) return;
+        handler({ subject: msg.subject, data: msg.data, respond: (d) => msg.respond(d) });
+      },
+    });
+    await this.nc.flush();
+    return async () => {
+      if (!sub.isClosed()) await sub.drain();
+    };
+  }
+
+  flush(): Promise<void> {
+    return this.nc.flush();
+  }
+}
