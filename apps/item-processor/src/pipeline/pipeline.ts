@@ -1,0 +1,165 @@
+import {
+  FormatError,
+  OperationDropped,
+  ProcessingError,
+  ServerUnavailable,
+  Utf8Error,
+  Warning,
+  XmlError,
+  type DocumentEntity,
+  type ProcessingErrorFields,
+} from '@esp/codecs';
+import { PROCESSING_SUBSYSTEM } from '@esp/interfaces';
+import {
+  DEFAULT_SUGGESTED_ACTION,
+  PROCESSING_ERROR_CODES,
+  PROCESSING_WARNING_CODE,
+  StageFailure,
+  type OperationKind,
+  type Stage,
+  type StageContext,
+  type StageErrorKind,
+} from './stage';
+import { WorkingDocument, type AttributeChange } from './working-document';
+
+/** Time one stage (or the whole pipeline) spent on one item. */
+export interface StageTiming {
+  readonly stage: string;
+  readonly ok: boolean;
+  /** Wall-clock seconds. */
+  readonly work: number;
+  /** CPU seconds in user and in system mode (process.cpuUsage, the whole process). */
+  readonly user: number;
+  readonly system: number;
+}
+
+export type ItemLogLevel = 'INFO' | 'WARNING' | 'ERROR';
+export type ItemLogMessage = readonly [ItemLogLevel, string];
+
+export interface ItemOutcome {
+  /** The processed document, or undefined when a stage failed the item. */
+  readonly doc: DocumentEntity | undefined;
+  /** The error that failed the item, with `processor` = the stage's name. */
+  readonly error: ProcessingError | undefined;
+  readonly warnings: readonly Warning[];
+  /** The stages that ran, in order (the failing one last). */
+  readonly stages: readonly StageTiming[];
+  /** The whole pipeline. */
+  readonly total: StageTiming;
+  readonly changes: readonly AttributeChange[];
+  /** Per-stage messages, for the item log at debug verbosity. */
+  readonly debug: readonly string[];
+}
+
+export interface ItemInput {
+  readonly id: number;
+  readonly kind: OperationKind;
+  readonly doc: DocumentEntity;
+  readonly collection: string;
+  readonly session_id: number;
+}
+
+const ERROR_CLASSES: Record<StageErrorKind, new (f: ProcessingErrorFields) => ProcessingError> = {
+  processing_error: ProcessingError,
+  format_error: FormatError,
+  xml_error: XmlError,
+  utf8_error: Utf8Error,
+  server_unavailable: ServerUnavailable,
+  operation_dropped: OperationDropped,
+};
+
+/** The Cheetah error entity of `kind` for one item operation; `processor` names the stage. */
+export function processingError(
+  kind: StageErrorKind,
+  fields: { stage: string; description: string; session_id: number; operation_id: number; code?: number; action?: ProcessingErrorFields['suggested_action'] },
+): ProcessingError {
+  return new ERROR_CLASSES[kind]({
+    error_code: fields.code ?? PROCESSING_ERROR_CODES[kind],
+    suggested_action: fields.action ?? DEFAULT_SUGGESTED_ACTION[kind],
+    description: fields.description,
+    subsystem: PROCESSING_SUBSYSTEM,
+    session_id: fields.session_id,
+    operation_id: fields.operation_id,
+    processor: fields.stage,
+  });
+}
+
+function measure(stage: string, ok: boolean, t0: number, c0: NodeJS.CpuUsage): StageTiming {
+  const cpu = process.cpuUsage(c0);
+  return { stage, ok, work: (performance.now() - t0) / 1000, user: cpu.user / 1e6, system: cpu.system / 1e6 };
+}
+
+/**
+ * An ordered list of stages for one or more collections. `run` takes one item through every stage, stopping at the
+ * first failure, and says what became of it; it never throws for what a stage does.
+ */
+export class Pipeline {
+  constructor(
+    readonly name: string,
+    readonly stages: readonly Stage[],
+  ) {}
+
+  async run(item: ItemInput): Promise<ItemOutcome> {
+    const doc = new WorkingDocument(item.doc);
+    const warnings: Warning[] = [];
+    const debug: string[] = [];
+    const timings: StageTiming[] = [];
+    let current = '';
+    const ctx: StageContext = {
+      doc,
+      kind: item.kind,
+      collection: item.collection,
+      session_id: item.session_id,
+      operation_id: item.id,
+      warn: (description, code = PROCESSING_WARNING_CODE) => {
+        warnings.push(
+          new Warning({
+            warning_code: code,
+            description: `${current}: ${description}`,
+            subsystem: PROCESSING_SUBSYSTEM,
+            session_id: item.session_id,
+            operation_id: item.id,
+          }),
+        );
+      },
+      debug: (message) => debug.push(`${current}: ${message}`),
+    };
+    const p0 = performance.now();
+    const pc0 = process.cpuUsage();
+    let error: ProcessingError | undefined;
+    for (const stage of this.stages) {
+      current = stage.name;
+      doc.stage = stage.name;
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      try {
+        const r = stage.process(ctx);
+        if (r !== undefined) await r;
+      } catch (err) {
+        const failure =
+          err instanceof StageFailure ? err : new StageFailure('processing_error', `stage crashed: ${(err as Error)?.message ?? String(err)}`);
+        error = processingError(failure.kind, {
+          stage: stage.name,
+          description: failure.message,
+          session_id: item.session_id,
+          operation_id: item.id,
+          code: failure.options.code,
+          action: failure.options.action,
+        });
+      }
+      const t = measure(stage.name, error === undefined, t0, c0);
+      timings.push(t);
+      debug.push(`${stage.name}: ${error ? 'failed' : 'ok'} in ${(t.work * 1000).toFixed(2)} ms`);
+      if (error) break;
+    }
+    return {
+      doc: error ? undefined : doc.toEntity(),
+      error,
+      warnings,
+      stages: timings,
+      total: measure(this.name, error === undefined, p0, pc0),
+      changes: doc.changes,
+      debug,
+    };
+  }
+}
