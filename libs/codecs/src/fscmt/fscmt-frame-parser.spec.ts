@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CodecError } from '../errors';
 import { FswcuBadTypeCodeError, FswcuTruncatedError } from '../fswcu/fswcu-errors';
 import { fswcuEquals } from '../fswcu/fswcu-equals';
-import { FswcuDict, fswcuBytes } from '../fswcu/fswcu-value';
+import { FswcuDict, fswcuBytes, fswcuBytesEqual } from '../fswcu/fswcu-value';
 import {
   FscmtBadPriorityError,
   FscmtFrameTooLargeError,
@@ -85,6 +85,21 @@ describe('FscmtFrameParser chunking', () => {
       [0, a.length, 0],
       [a.length, b.length, 1],
     ]);
+  });
+
+  it('a 1 MiB frame trickled in 1-byte chunks is gathered in about its own size of memory', () => {
+    const payload = new Uint8Array(1 << 20).fill(0x61);
+    const frame = encodeFscmtFrame(new FswcuDict([[fswcuBytes('pd'), payload]]), 0);
+    const got: FscmtMessage[] = [];
+    const parser = new FscmtFrameParser((m) => got.push(m));
+    const before = process.memoryUsage();
+    for (let i = 0; i < frame.length - 1; i++) parser.parse(frame.subarray(i, i + 1));
+    const during = process.memoryUsage();
+    // One chunk object per byte would cost over 100 MB here; the doubling buffer stays near the frame size.
+    expect(during.arrayBuffers - before.arrayBuffers + (during.heapUsed - before.heapUsed)).toBeLessThan(16 << 20);
+    parser.parse(frame.subarray(frame.length - 1));
+    parser.end();
+    expect(fswcuBytesEqual(got[0]!.dict.getText('pd') as Uint8Array, payload)).toBe(true);
   });
 
   it('decoded byte strings survive the caller reusing its chunk buffer', () => {

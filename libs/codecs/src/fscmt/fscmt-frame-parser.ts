@@ -6,7 +6,8 @@
  *   parser.end(); // throws FscmtTruncatedFrameError if the stream stopped inside a frame
  *
  * Memory is bounded by `maxFrameBytes`: a header announcing more is refused before any of its body is buffered,
- * and a partial frame only holds the bytes actually received. After a failure (a CodecError, or an exception
+ * and a partial frame is gathered in one buffer that grows by doubling with the bytes actually received (never
+ * beyond the announced length), so neither a false length nor a trickle of tiny chunks can inflate memory. After a failure (a CodecError, or an exception
  * thrown by `onMessage`, which leaves the rest of that chunk unread) the stream cannot be resynchronised, so the
  * parser keeps rethrowing that error.
  */
@@ -34,7 +35,8 @@ export class FscmtFrameParser {
   private headerFill = 0;
   /** Body length of the current frame, or -1 while its header is still being read. */
   private bodyLength = -1;
-  private bodyParts: Uint8Array[] = [];
+  /** The partial body gathered so far (its first bodyFill bytes), when the body spans chunks. */
+  private partial: Uint8Array | undefined;
   private bodyFill = 0;
   private failure: unknown;
   private failed = false;
@@ -107,9 +109,8 @@ export class FscmtFrameParser {
         // The whole body is in this chunk: one private copy, no reassembly.
         body = fswcuCopyBytes(chunk.subarray(i, i + need));
       } else {
-        this.bodyParts.push(chunk.slice(i, i + take));
-        this.bodyFill += take;
-        if (this.bodyFill === this.bodyLength) body = concat(this.bodyParts, this.bodyLength);
+        this.gather(chunk.subarray(i, i + take));
+        if (this.bodyFill === this.bodyLength) body = this.partial;
       }
       i += take;
       if (body !== undefined) {
@@ -132,9 +133,22 @@ export class FscmtFrameParser {
     // Reset before decoding and before the handler runs, so neither can leave a half-consumed frame behind.
     this.bodyLength = -1;
     this.bodyFill = 0;
-    this.bodyParts = [];
+    this.partial = undefined;
     const { dict, priority } = decodeFscmtBody(body, frameStart + FSCMT_HEADER_BYTES, this.maxDepth);
     this.onMessage({ dict, priority, offset: frameStart, frameBytes: FSCMT_HEADER_BYTES + body.length });
+  }
+
+  private gather(bytes: Uint8Array): void {
+    const needed = this.bodyFill + bytes.length;
+    const current = this.partial;
+    if (current === undefined || current.length < needed) {
+      const capacity = Math.min(this.bodyLength, Math.max(needed, 2 * (current?.length ?? 0), 4096));
+      const grown = new Uint8Array(capacity);
+      if (current !== undefined) grown.set(current.subarray(0, this.bodyFill));
+      this.partial = grown;
+    }
+    this.partial?.set(bytes, this.bodyFill);
+    this.bodyFill = needed;
   }
 
   private fail(err: unknown): never {
@@ -142,15 +156,4 @@ export class FscmtFrameParser {
     this.failure = err;
     throw err;
   }
-}
-
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

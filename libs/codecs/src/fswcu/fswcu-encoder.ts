@@ -4,6 +4,9 @@
  *   encodeFswcu(fswcuTuple(new FswcuDict([[fswcuBytes('cm'), 10]]), 0));
  *
  * Values built in JavaScript get the bytes CPython's `marshal.dumps(v, 0)` gives for the same Python value.
+ *
+ * Like Node's Buffer pool, small results are views into a shared 64 KiB slab: honour `byteOffset`, and copy a
+ * result before transferring or detaching its `buffer`. Decoded byte strings are such views as well.
  */
 import { FswcuEncodeError } from './fswcu-errors';
 import { formatFswcuFloatText, parseFswcuFloatText } from './fswcu-float-text';
