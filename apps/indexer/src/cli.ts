@@ -1,0 +1,84 @@
+import { parseArgs } from 'node:util';
+import { isCollectionName } from './collection-store';
+
+export const DEFAULT_DATA_DIR = '.esp/indexer';
+export const DEFAULT_BASE_PORT = 16000;
+export const DEFAULT_QUEUE_BATCHES = 64;
+
+export const HELP = `Usage: indexer [options]
+
+The indexing dispatcher: serves coreprocessing::session_factory at "esp/subsystems/indexing/dispatcher" and
+indexing::search at "esp/subsystems/indexing/search". Each indexing session writes its batches durably to one
+SQLite database per collection, then calls the content client back: secured (on disk), then completed (final),
+or lost for operations a content distributor gave up on.
+
+Options:
+  --nats <url>          NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
+  --data <dir>          where the databases live, one <collection>.sqlite each (default: ${DEFAULT_DATA_DIR})
+  --collections <a,b>   the collections served; others raise unknown_collection (default: default)
+  --base-port <n>       installation base port; the objects' AORs carry base port + 390 (default: ${DEFAULT_BASE_PORT})
+  --queue <n>           batches queued per session before process raises system_resource_error (default: ${DEFAULT_QUEUE_BATCHES})
+  --wait                keep retrying until NATS is reachable instead of failing at once
+  -h, --help            show this help
+`;
+
+export interface RunOptions {
+  nats: string[];
+  dataDir: string;
+  collections: string[];
+  basePort: number;
+  maxQueuedBatches: number;
+  wait: boolean;
+}
+
+export type Cli = ({ kind: 'run' } & RunOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+
+function integer(name: string, raw: string | undefined, dflt: number, min: number, max: number): number | string {
+  if (raw === undefined) return dflt;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(n) || n < min || n > max) return `--${name} must be an integer from ${min} to ${max}, got "${raw}"`;
+  return n;
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        nats: { type: 'string' },
+        data: { type: 'string' },
+        collections: { type: 'string' },
+        'base-port': { type: 'string' },
+        queue: { type: 'string' },
+        wait: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    return { kind: 'error', message: (err as Error).message };
+  }
+  if (values.help) return { kind: 'help', text: HELP };
+  const basePort = integer('base-port', values['base-port'], DEFAULT_BASE_PORT, 0, 65535 - 390);
+  if (typeof basePort === 'string') return { kind: 'error', message: basePort };
+  const queue = integer('queue', values.queue, DEFAULT_QUEUE_BATCHES, 1, 100_000);
+  if (typeof queue === 'string') return { kind: 'error', message: queue };
+  const collections = (values.collections ?? 'default').split(',').map((s) => s.trim()).filter(Boolean);
+  if (collections.length === 0) return { kind: 'error', message: '--collections names no collection' };
+  const bad = collections.find((c) => !isCollectionName(c));
+  if (bad !== undefined) {
+    return { kind: 'error', message: `--collections: "${bad}" is not a valid collection name (letters, digits, "_", "-", "."; at most 128; not starting with "." or "-")` };
+  }
+  if (values.data !== undefined && values.data.trim() === '') return { kind: 'error', message: '--data must name a directory' };
+  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    kind: 'run',
+    nats,
+    dataDir: values.data ?? DEFAULT_DATA_DIR,
+    collections: [...new Set(collections)],
+    basePort,
+    maxQueuedBatches: queue,
+    wait: values.wait ?? false,
+  };
+}

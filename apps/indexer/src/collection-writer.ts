@@ -1,0 +1,175 @@
+/**
+ * The single writer of one collection: drains the queues of its sessions with group commit (several batches,
+ * possibly of several sessions, in one SQLite transaction, one fsync), then hands each session the statuses the
+ * transaction recorded in the outbox. Sessions are served round robin, one batch each per turn, so a busy session
+ * does not starve the others.
+ *
+ *   const writer = new CollectionWriter('news', db, docs, journal, log);
+ *   session.queue.push(batch); writer.kick(session);
+ *   await writer.idle();              // every queued batch is committed
+ *
+ * If a transaction fails as a whole (disk full, I/O error), nothing of it happened: its batches go back to the head
+ * of their queues and are retried with backoff; meanwhile queues fill up and process() pushes back with
+ * system_resource_error. Nothing is reported that is not on disk.
+ */
+import type { OperationSet } from '@esp/codecs';
+import type { Logger } from '@esp/logging';
+import { applyBatch, type BatchResult } from './apply-batch';
+import type { Db, DocumentStore } from './collection-store';
+import type { OutboxEntry, SessionJournal } from './session-journal';
+
+/** What the writer needs of a session. */
+export interface WriterSession {
+  readonly id: number;
+  readonly queue: OperationSet[];
+  /** Called after the commit with the statuses written to the outbox for this session, in order. */
+  committed(entries: OutboxEntry[], result: BatchResult): void;
+}
+
+export interface WriterOptions {
+  /** Most batches in one transaction (default 32). */
+  maxBatchesPerCommit?: number;
+  /** Backoff after a failed transaction (ms, default 200 doubling to 10 000). */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+}
+
+export class CollectionWriter {
+  private readonly waiting = new Set<WriterSession>();
+  private scheduled = false;
+  private holds = 0;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private idleWaiters: (() => void)[] = [];
+  private readonly acks: number[] = [];
+  private ackTimer: NodeJS.Timeout | undefined;
+  private readonly maxBatches: number;
+  /** Transactions committed and batches written since start. */
+  readonly stats = { commits: 0, batches: 0 };
+
+  constructor(
+    readonly collection: string,
+    readonly db: Db,
+    readonly docs: DocumentStore,
+    readonly journal: SessionJournal,
+    private readonly log: Logger,
+    private readonly opts: WriterOptions = {},
+  ) {
+    this.maxBatches = opts.maxBatchesPerCommit ?? 32;
+  }
+
+  /** `session` has queued batches. */
+  kick(session: WriterSession): void {
+    if (session.queue.length === 0) return;
+    this.waiting.add(session);
+    this.schedule();
+  }
+
+  /** Holds writes (queues keep filling) until the returned function is called. For maintenance and tests. */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.schedule();
+    };
+  }
+
+  /** Resolves once nothing is queued (held writes count as queued). */
+  idle(): Promise<void> {
+    if (this.waiting.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** A status was delivered: delete it from the outbox (batched, a few ms later). */
+  ack(seq: number): void {
+    this.acks.push(seq);
+    this.ackTimer ??= setTimeout(() => this.flushAcks(), 10);
+  }
+
+  flushAcks(): void {
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    const seqs = this.acks.splice(0);
+    try {
+      this.journal.ack(seqs);
+    } catch (err) {
+      // harmless: the statuses stay in the outbox and would be delivered again after a restart
+      this.log.warn({ err: (err as Error).message, count: seqs.length }, 'could not delete delivered statuses from the outbox');
+    }
+  }
+
+  /** Stops timers (after idle()); the database is closed by the owner. */
+  stop(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.flushAcks();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.holds > 0 || this.retryTimer || this.waiting.size === 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  private takeGroup(): { session: WriterSession; batch: OperationSet }[] {
+    const group: { session: WriterSession; batch: OperationSet }[] = [];
+    while (group.length < this.maxBatches && this.waiting.size > 0) {
+      for (const session of [...this.waiting]) {
+        const batch = session.queue.shift();
+        if (batch) group.push({ session, batch });
+        if (session.queue.length === 0) this.waiting.delete(session);
+        if (group.length >= this.maxBatches) break;
+      }
+    }
+    return group;
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    if (this.holds > 0) return;
+    const group = this.takeGroup();
+    if (group.length > 0) this.write(group);
+    if (this.waiting.size > 0) {
+      this.schedule();
+    } else {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  private write(group: { session: WriterSession; batch: OperationSet }[]): void {
+    const now = new Date().toISOString();
+    let results: { session: WriterSession; entries: OutboxEntry[]; result: BatchResult }[];
+    try {
+      results = this.db.transaction(() =>
+        group.map(({ session, batch }) => {
+          const result = applyBatch(this.docs, this.journal, session.id, batch, now);
+          const entries = result.statuses.map((s) => this.journal.append(session.id, s));
+          return { session, entries, result };
+        }),
+      )();
+    } catch (err) {
+      // nothing of the transaction happened: put the batches back, in order, and try again later
+      for (const { session, batch } of [...group].reverse()) {
+        session.queue.unshift(batch);
+        this.waiting.add(session);
+      }
+      this.failures++;
+      const wait = Math.min(this.opts.retryMaxMs ?? 10_000, (this.opts.retryMinMs ?? 200) * 2 ** Math.min(this.failures - 1, 16));
+      this.log.error({ err: (err as Error).message, batches: group.length, attempt: this.failures, retry_in_ms: wait }, 'index transaction failed; retrying');
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        this.schedule();
+      }, wait);
+      return;
+    }
+    this.failures = 0;
+    this.stats.commits++;
+    this.stats.batches += group.length;
+    for (const { session, entries, result } of results) session.committed(entries, result);
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The indexer in one call: opens the collections' databases, brings back the sessions of the last run, serves the
+ * session factory and the search interface on the bus and binds them in the name server.
+ *
+ *   const mw = await Middleware.connect({ name: 'indexer' });
+ *   const indexer = await startIndexer({ mw, dataDir: '.esp/indexer', collections: ['default', 'news'] });
+ *   // ... coreprocessing::session_factory at INDEXING_DISPATCHER_NAME, indexing::search at INDEX_SEARCH_NAME
+ *   await indexer.close();   // stop taking calls, write what is queued, deliver what is owed (bounded), close files
+ *   await mw.close();
+ */
+import {
+  coreSessionFactoryInterface,
+  INDEX_SEARCH_NAME,
+  INDEXING_DISPATCHER_NAME,
+  INTERNAL_PORT_OFFSET,
+  searchInterface,
+  type Aor,
+} from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import type { Middleware, ServerObject } from '@esp/middleware';
+import { bindName } from './bind-name';
+import { DEFAULT_RETRY } from './callback-sender';
+import { DEFAULT_BASE_PORT, DEFAULT_QUEUE_BATCHES } from './cli';
+import { DocumentStore, isCollectionName, openCollectionDb } from './collection-store';
+import { CollectionWriter } from './collection-writer';
+import { IndexingDispatcher, type CollectionContext } from './indexing-dispatcher';
+import { SearchService } from './search-service';
+import { SessionJournal } from './session-journal';
+
+export const FACTORY_OBJECT_ID = 'indexing-dispatcher';
+export const SEARCH_OBJECT_ID = 'indexing-search';
+
+export interface IndexerOptions {
+  /** The bus connection; the indexer activates its objects on it but does not close it. */
+  mw: Middleware;
+  /** Directory of the databases, one `<collection>.sqlite` each (created if missing). */
+  dataDir: string;
+  /** Collections served; create on any other raises unknown_collection. */
+  collections: readonly string[];
+  /** Installation base port (default 16000): every object's AOR carries base port + 390. */
+  basePort?: number;
+  /** Batches queued per session before process raises system_resource_error (default 64). */
+  maxQueuedBatches?: number;
+  /** Undelivered statuses per session at which process raises system_resource_error (default 1024). */
+  maxPendingCallbacks?: number;
+  /** Most batches in one transaction (default 32). */
+  maxBatchesPerCommit?: number;
+  /** Most open sessions (default 10 000). */
+  maxSessions?: number;
+  /** Deadline of each callback call (ms, default 10 000). */
+  callbackTimeoutMs?: number;
+  /** Backoff between callback attempts (ms, default 100 doubling to 5 000). */
+  callbackRetryMinMs?: number;
+  callbackRetryMaxMs?: number;
+  /** How long close(id) and indexer.close() wait for callbacks still owed (ms, default 5 000). */
+  closeWaitMs?: number;
+  /** Bind the factory and search objects in the name server (default true). */
+  bind?: boolean;
+  logger?: Logger;
+}
+
+export interface Indexer {
+  /** AOR of coreprocessing::session_factory (bound at INDEXING_DISPATCHER_NAME). */
+  readonly factory: Aor;
+  /** AOR of indexing::search (bound at INDEX_SEARCH_NAME). */
+  readonly search: Aor;
+  /** Port of every object of this indexer (base port + 390). */
+  readonly port: number;
+  readonly collections: readonly string[];
+  /** Open sessions (closed ones still delivering callbacks included). */
+  sessionIds(): number[];
+  /** Holds every collection's writes until the returned function is called (maintenance, tests). */
+  holdWrites(): () => void;
+  /** Stops taking calls, writes what is queued, waits (bounded) for callbacks owed, closes the databases. */
+  close(): Promise<void>;
+}
+
+export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
+  const { mw } = opts;
+  const log = opts.logger ?? mw.log;
+  const names = [...new Set(opts.collections)];
+  if (names.length === 0) throw new Error('startIndexer: no collection to serve');
+  const bad = names.find((c) => !isCollectionName(c));
+  if (bad !== undefined) throw new Error(`startIndexer: ${JSON.stringify(bad)} is not a valid collection name`);
+  const port = (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET;
+
+  const collections = new Map<string, CollectionContext>();
+  try {
+    for (const name of names) {
+      const db = openCollectionDb(opts.dataDir, name);
+      const docs = new DocumentStore(db);
+      const journal = new SessionJournal(db);
+      const writer = new CollectionWriter(name, db, docs, journal, log.child({ collection: name }), { maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32 });
+      collections.set(name, { name, db, docs, journal, writer });
+    }
+  } catch (err) {
+    for (const c of collections.values()) c.db.close();
+    throw err;
+  }
+
+  const closeWaitMs = opts.closeWaitMs ?? 5_000;
+  const dispatcher = new IndexingDispatcher(collections, {
+    mw,
+    port,
+    limits: { maxQueuedBatches: opts.maxQueuedBatches ?? DEFAULT_QUEUE_BATCHES, maxPendingCallbacks: opts.maxPendingCallbacks ?? 1024 },
+    maxSessions: opts.maxSessions ?? 10_000,
+    retry: { minMs: opts.callbackRetryMinMs ?? DEFAULT_RETRY.minMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_RETRY.maxMs },
+    callbackTimeoutMs: opts.callbackTimeoutMs ?? 10_000,
+    closeWaitMs,
+    log,
+  });
+
+  const objects: ServerObject<never>[] = [];
+  const closeDbs = (): void => {
+    for (const c of collections.values()) {
+      c.writer.stop();
+      c.db.close();
+    }
+  };
+  try {
+    await dispatcher.restore();
+    const factoryObj = await mw.activate(coreSessionFactoryInterface, dispatcher, { object_id: FACTORY_OBJECT_ID, port, name: INDEXING_DISPATCHER_NAME });
+    objects.push(factoryObj as unknown as ServerObject<never>);
+    const searchObj = await mw.activate(searchInterface, new SearchService(collections), { object_id: SEARCH_OBJECT_ID, port, name: INDEX_SEARCH_NAME });
+    objects.push(searchObj as unknown as ServerObject<never>);
+    if (opts.bind ?? true) {
+      await bindName(mw, coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, factoryObj.aor);
+      await bindName(mw, searchInterface, INDEX_SEARCH_NAME, searchObj.aor);
+    }
+  } catch (err) {
+    await dispatcher.shutdown();
+    for (const o of objects) await mw.deactivate(o);
+    for (const s of dispatcher.sessions.values()) s.sender.stop();
+    closeDbs();
+    throw err;
+  }
+
+  const holds = new Set<() => void>();
+  let closing: Promise<void> | undefined;
+  const [factoryObj, searchObj] = objects as [ServerObject<never>, ServerObject<never>];
+  return {
+    factory: factoryObj.aor,
+    search: searchObj.aor,
+    port,
+    collections: names,
+    sessionIds: () => [...dispatcher.sessions.keys()],
+    holdWrites() {
+      const releases = [...collections.values()].map((c) => c.writer.hold());
+      const release = (): void => {
+        holds.delete(release);
+        for (const r of releases) r();
+      };
+      holds.add(release);
+      return release;
+    },
+    close() {
+      closing ??= (async () => {
+        await dispatcher.shutdown();
+        for (const o of objects) await mw.deactivate(o);
+        for (const release of [...holds]) release();
+        const written = await Promise.race([
+          Promise.all([...collections.values()].map((c) => c.writer.idle())).then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), closeWaitMs).unref()),
+        ]);
+        if (!written) log.error('closing with batches not written (the disk keeps failing)');
+        const senders = [...dispatcher.sessions.values()].map((s) => s.sender);
+        const delivered = await Promise.all(senders.map((s) => s.idle(closeWaitMs)));
+        const owed = senders.reduce((n, s) => n + s.backlog, 0);
+        if (delivered.includes(false)) log.warn({ callbacks_owed: owed }, 'closing with callbacks not delivered: they stay in the outbox for the next start');
+        for (const s of senders) s.stop();
+        closeDbs();
+        log.info({ sessions: dispatcher.sessions.size }, 'indexer closed');
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * The indexing dispatcher: `coreprocessing::session_factory` 5.0. Creates, recreates and closes indexing sessions,
+ * each a server object of its own (`indexing-session-<id>`) on the indexer's port, and brings them back after a
+ * restart from the journal in the collections' databases (same AOR, same finals, the callbacks still owed).
+ *
+ *   const d = new IndexingDispatcher(collections, { mw, port: 16390, ... });
+ *   await d.restore();
+ *   const aor = await d.create(7, 'news', clientCallbackAor);   // then mw.proxy(coreSessionInterface, aor).process(batch)
+ *   await d.close(7);                                           // after its batches are written and reported
+ */
+import {
+  operationCallbackInterface,
+  coreSessionInterface,
+  SystemResourceError,
+  UnknownCollection,
+  ShuttingDown,
+  type Aor,
+  type Implementation,
+  type coreSessionFactoryInterface,
+} from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import { BadParameter, type Middleware, type ServerObject } from '@esp/middleware';
+import { CallbackSender, type RetryPolicy } from './callback-sender';
+import type { Db, DocumentStore } from './collection-store';
+import type { CollectionWriter } from './collection-writer';
+import { IndexingSession, type SessionLimits } from './indexing-session';
+import type { SessionJournal } from './session-journal';
+
+/** Everything of one collection. */
+export interface CollectionContext {
+  name: string;
+  db: Db;
+  docs: DocumentStore;
+  journal: SessionJournal;
+  writer: CollectionWriter;
+}
+
+export interface DispatcherOptions {
+  mw: Middleware;
+  /** Port of the session objects' AORs (base port + 390). */
+  port: number;
+  limits: SessionLimits;
+  maxSessions: number;
+  retry: RetryPolicy;
+  /** Deadline of each callback call (ms). */
+  callbackTimeoutMs: number;
+  /** How long close(id) waits for the session's callbacks to be delivered before it returns anyway (ms). */
+  closeWaitMs: number;
+  log: Logger;
+}
+
+export function sessionObjectId(id: number): string {
+  return `indexing-session-${id}`;
+}
+
+function sameCallback(a: Aor, b: Aor): boolean {
+  return a.host === b.host && a.port === b.port && a.object_id === b.object_id && a.interface_version === b.interface_version;
+}
+
+export class IndexingDispatcher implements Implementation<typeof coreSessionFactoryInterface> {
+  readonly sessions = new Map<number, IndexingSession>();
+  private readonly objects = new Map<number, ServerObject<typeof coreSessionInterface>>();
+  private readonly busy = new Map<number, Promise<unknown>>();
+  private stopping = false;
+
+  constructor(
+    private readonly collections: ReadonlyMap<string, CollectionContext>,
+    private readonly opts: DispatcherOptions,
+  ) {}
+
+  /** Brings back the sessions of the journals: objects activated again, owed callbacks resent. */
+  async restore(): Promise<void> {
+    let restored = 0;
+    let owed = 0;
+    for (const coll of this.collections.values()) {
+      const outbox = coll.journal.outbox();
+      for (const row of coll.journal.sessions()) {
+        const other = this.sessions.get(row.id);
+        if (other) {
+          this.opts.log.error({ session: row.id, collection: coll.name, other: other.collection }, 'session id found in two collections; keeping the first');
+          continue;
+        }
+        const s = this.newSession(coll, row.id, row.callback);
+        s.closed = row.closed;
+        const entries = outbox.filter((e) => e.session === row.id);
+        owed += entries.length;
+        s.sender.enqueue(entries);
+        if (!s.closed) await this.activate(s);
+        else this.forgetIfDone(s);
+        restored++;
+      }
+    }
+    if (restored > 0) this.opts.log.info({ sessions: restored, callbacks_owed: owed }, 'sessions restored from the journal');
+  }
+
+  create(id: number, collection: string, callback: Aor): Promise<Aor> {
+    return this.serialized(id, () => this.open(id, collection, callback, false));
+  }
+
+  recreate(id: number, collection: string, callback: Aor): Promise<Aor> {
+    return this.serialized(id, () => this.open(id, collection, callback, true));
+  }
+
+  close(id: number): Promise<void> {
+    return this.serialized(id, async () => {
+      const s = this.sessions.get(id);
+      if (!s || s.closed) return;
+      s.closed = true;
+      s.writer.journal.setClosed(id, true, new Date().toISOString());
+      await s.drained();
+      const delivered = await s.sender.idle(this.opts.closeWaitMs);
+      await this.deactivate(id);
+      if (delivered) {
+        this.forgetIfDone(s);
+        this.opts.log.info({ session: id, collection: s.collection, ...s.counts }, 'session closed');
+      } else {
+        this.opts.log.warn({ session: id, collection: s.collection, callbacks_owed: s.sender.backlog }, 'session closed with callbacks still owed; delivering them in the background');
+      }
+    });
+  }
+
+  /** Stops taking calls on every session object (their queued batches are still written). */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.objects.keys()].map((id) => this.deactivate(id)));
+  }
+
+  private serialized<T>(id: number, fn: () => Promise<T>): Promise<T> {
+    const prev = this.busy.get(id) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    this.busy.set(id, settled);
+    void settled.then(() => {
+      if (this.busy.get(id) === settled) this.busy.delete(id);
+    });
+    return next;
+  }
+
+  private async open(id: number, collection: string, callback: Aor, recreate: boolean): Promise<Aor> {
+    const coll = this.collections.get(collection);
+    if (!coll) {
+      const served = [...this.collections.keys()];
+      throw new UnknownCollection(`collection "${collection}" is not served by this indexer (it serves: ${served.join(', ')})`, { collection, served });
+    }
+    if (this.stopping) throw new ShuttingDown('the indexer is shutting down');
+    const now = new Date().toISOString();
+    let s = this.sessions.get(id);
+    if (s) {
+      if (s.collection !== collection) {
+        const reason = `session ${id} is a session of collection "${s.collection}", not "${collection}"`;
+        throw new BadParameter(reason, { argument: 'collection', reason });
+      }
+      if (!sameCallback(callback, s.sender.callback)) {
+        if (recreate || s.closed) {
+          s.sender.setTarget(this.checkedCallback(callback));
+          coll.journal.setCallback(id, callback, now);
+        } else {
+          this.opts.log.warn({ session: id }, 'create of an existing session with another callback: the callback is kept (recreate changes it)');
+        }
+      }
+      if (s.closed) {
+        s.closed = false;
+        coll.journal.setClosed(id, false, now);
+      }
+    } else {
+      if (this.sessions.size >= this.opts.maxSessions) {
+        throw new SystemResourceError(`the indexer holds ${this.sessions.size} sessions, the most it takes; close some`, { sessions: this.sessions.size });
+      }
+      this.checkedCallback(callback);
+      coll.journal.openSession(id, callback, now);
+      s = this.newSession(coll, id, callback);
+      this.opts.log.info({ session: id, collection, callback: `${callback.host}:${callback.port}/${callback.object_id}` }, recreate ? 'session recreated (new)' : 'session created');
+    }
+    return (await this.activate(s)).aor;
+  }
+
+  /** Refuses at once a callback of an incompatible version (the proxy checks the version rule). */
+  private checkedCallback(aor: Aor): Aor {
+    this.opts.mw.proxy(operationCallbackInterface, aor);
+    return aor;
+  }
+
+  private newSession(coll: CollectionContext, id: number, callback: Aor): IndexingSession {
+    const log = this.opts.log.child({ session: id, collection: coll.name });
+    const holder: { s?: IndexingSession } = {};
+    const sender = new CallbackSender(
+      (aor) => this.opts.mw.proxy(operationCallbackInterface, aor, { timeoutMs: this.opts.callbackTimeoutMs }),
+      callback,
+      (entry) => {
+        coll.writer.ack(entry.seq);
+        if (holder.s) this.forgetIfDone(holder.s);
+      },
+      log,
+      this.opts.retry,
+    );
+    const s = new IndexingSession(id, coll.writer, sender, this.opts.limits, log);
+    holder.s = s;
+    this.sessions.set(id, s);
+    return s;
+  }
+
+  private async activate(s: IndexingSession): Promise<ServerObject<typeof coreSessionInterface>> {
+    const existing = this.objects.get(s.id);
+    if (existing) return existing;
+    const obj = await this.opts.mw.activate(coreSessionInterface, s, { object_id: sessionObjectId(s.id), port: this.opts.port });
+    this.objects.set(s.id, obj);
+    return obj;
+  }
+
+  private async deactivate(id: number): Promise<void> {
+    const obj = this.objects.get(id);
+    if (!obj) return;
+    this.objects.delete(id);
+    await this.opts.mw.deactivate(obj as unknown as ServerObject<never>);
+  }
+
+  /** A closed session whose batches are written and callbacks delivered is forgotten (journal rows too). */
+  private forgetIfDone(s: IndexingSession): void {
+    if (!s.closed || s.queue.length > 0 || s.sender.backlog > 0 || this.objects.has(s.id)) return;
+    if (this.sessions.get(s.id) !== s) return;
+    s.sender.stop();
+    this.sessions.delete(s.id);
+    s.writer.journal.deleteSession(s.id);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * indexer: the indexing dispatcher (coreprocessing::session_factory, sessions) and the search interface, on NATS.
+ *
+ *   nx serve indexer                                             # NATS_URL or nats://127.0.0.1:4222, collection "default"
+ *   tsx apps/indexer/src/main.ts --collections news,web --data /var/lib/esp/indexer --base-port 13000
+ *
+ * One instance per data directory (the databases are locked while open).
+ */
+import { createLogger } from '@esp/logging';
+import { Middleware } from '@esp/middleware';
+import { parseCli } from './cli';
+import { startIndexer } from './indexer';
+
+const cli = parseCli(process.argv.slice(2), process.env);
+if (cli.kind === 'help') {
+  process.stdout.write(cli.text);
+  process.exit(0);
+}
+if (cli.kind === 'error') {
+  process.stderr.write(`indexer: ${cli.message}\nTry --help.\n`);
+  process.exit(2);
+}
+
+const log = createLogger('indexer');
+const mw = await Middleware.connect({ name: 'indexer', servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
+  log.fatal({ err: err.message }, 'cannot start');
+  process.exit(1);
+});
+const indexer = await startIndexer({
+  mw,
+  dataDir: cli.dataDir,
+  collections: cli.collections,
+  basePort: cli.basePort,
+  maxQueuedBatches: cli.maxQueuedBatches,
+  logger: log,
+}).catch(async (err: Error) => {
+  log.fatal({ err: err.message }, 'cannot start');
+  await mw.close();
+  process.exit(1);
+});
+log.info({ nats: cli.nats, data: cli.dataDir, collections: cli.collections, port: indexer.port, factory: indexer.factory, search: indexer.search }, 'ready');
+
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal: sig }, 'stopping: writing queued batches, delivering owed callbacks');
+    void indexer
+      .close()
+      .then(() => mw.close())
+      .then(
+        () => process.exit(0),
+        (err: Error) => {
+          log.error({ err: err.message }, 'error while stopping');
+          process.exit(1);
+        },
+      );
+  });
+}
