@@ -3,14 +3,10 @@
  * creates a feeding session.
  */
 import { CheetahConstraintError } from './cheetah-errors';
-import {
-  type CheetahFieldWriter,
-  type CheetahWire,
-  CheetahEntity,
-  cheetahDescriptor,
-  wireConstructor,
-} from './entity';
-import { checkEntities, checkInt, constraintError } from './field-checks';
+import { type CheetahOwner, CheetahEntity, cheetahDescriptor, wireConstructor } from './entity';
+import { checkEntities, checkInt, constraintError, fieldTypeError } from './field-checks';
+import { EMPTY_COLLECTION, readEntity, readEntityCollectionHeader, readInt } from './wire-reader';
+import { writeEntities, writeInteger } from './wire-writer';
 
 /** No fields. */
 export type GuaranteeFields = Record<never, never>;
@@ -23,11 +19,11 @@ export class Guarantee extends CheetahEntity {
     super();
   }
 
-  static decodeCheetahFields(_wire: CheetahWire): Guarantee {
-    return new GuaranteeWire(_wire);
+  static decodeCheetahFields(): Guarantee {
+    return new GuaranteeWire();
   }
 
-  encodeCheetahFields(_write: CheetahFieldWriter): void {
+  encodeCheetahFields(): void {
     // no fields
   }
 }
@@ -41,9 +37,8 @@ export interface FeedingPriorityFields extends GuaranteeFields {
   readonly priority?: number;
 }
 
-function checkPriority(self: CheetahEntity, v: unknown): number {
-  const priority = checkInt(self, 'priority', v);
-  if (priority !== 0) throw constraintError(self, 'priority', `MUST be 0, got ${priority}`);
+function mustBeZero(owner: CheetahOwner, priority: number): number {
+  if (priority !== 0) throw constraintError(owner, 'priority', `MUST be 0, got ${priority}`);
   return priority;
 }
 
@@ -54,21 +49,33 @@ export class FeedingPriority extends Guarantee {
 
   constructor(fields: FeedingPriorityFields = {}) {
     super(fields);
-    this.priority = fields.priority === undefined ? 0 : checkPriority(this, fields.priority);
+    this.priority = fields.priority === undefined ? 0 : mustBeZero(this, checkInt(this, 'priority', fields.priority));
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): FeedingPriority {
-    return new FeedingPriorityWire(wire);
+  static override decodeCheetahFields(): FeedingPriority {
+    return new FeedingPriorityWire(mustBeZero(FeedingPriority, readInt(FeedingPriority, 'priority')));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.priority);
+  override encodeCheetahFields(): void {
+    writeInteger(this.priority);
   }
 }
 
-const FeedingPriorityWire = wireConstructor(FeedingPriority, function (w) {
-  this.priority = checkPriority(this, w[2]);
+const FeedingPriorityWire = wireConstructor(FeedingPriority, function (priority: number) {
+  this.priority = priority;
 });
+
+function readGuarantees(owner: CheetahOwner, field: string): readonly Guarantee[] {
+  const n = readEntityCollectionHeader(owner, field);
+  if (n === 0) return EMPTY_COLLECTION;
+  const out = new Array<Guarantee>(n);
+  for (let i = 0; i < n; i++) {
+    const e = readEntity(owner, field, i);
+    if (!(e instanceof Guarantee)) throw fieldTypeError(owner, field, `a ${Guarantee.cheetah.name}`, e, i);
+    out[i] = e;
+  }
+  return out;
+}
 
 export interface GuaranteeSetFields {
   /** guarantee entities or their subtypes (feeding_priority). */
@@ -85,22 +92,22 @@ export class GuaranteeSet extends CheetahEntity {
     this.guarantees = checkEntities(this, 'guarantees', fields.guarantees, Guarantee);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): GuaranteeSet {
-    return new GuaranteeSetWire(wire);
+  static decodeCheetahFields(): GuaranteeSet {
+    return new GuaranteeSetWire(readGuarantees(GuaranteeSet, 'guarantees'));
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.guarantees);
+  encodeCheetahFields(): void {
+    writeEntities(this.guarantees);
   }
 }
 
-const GuaranteeSetWire = wireConstructor(GuaranteeSet, function (w) {
-  this.guarantees = checkEntities(this, 'guarantees', w[2], Guarantee);
+const GuaranteeSetWire = wireConstructor(GuaranteeSet, function (guarantees: readonly Guarantee[]) {
+  this.guarantees = guarantees;
 });
 
 /**
- * The `guarantees` argument of session creation (MS-FSCDFT 3.5.4, `create_session` / `create`): its
- * collection MUST hold either exactly one feeding_priority or nothing. Throws CheetahConstraintError otherwise.
+ * The `guarantees` argument of session creation (MS-FSCDFT 3.5.4, `create_session` / `create`): its collection
+ * MUST hold either exactly one feeding_priority or nothing. Throws CheetahConstraintError otherwise.
  */
 export function assertSessionGuarantees(set: GuaranteeSet): void {
   const g = set.guarantees;

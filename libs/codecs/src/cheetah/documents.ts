@@ -2,15 +2,11 @@
  * An item and its identity (MS-FSDPD 2.2.13, 2.2.15). The `document` entity is exported as DocumentEntity so that
  * it does not shadow the DOM's Document.
  */
-import {
-  type CheetahFieldWriter,
-  type CheetahWire,
-  CheetahEntity,
-  cheetahDescriptor,
-  wireConstructor,
-} from './entity';
-import { checkEmpty, checkEntities, checkEntity, checkString } from './field-checks';
-import { KeyValuePair } from './key-value-pairs';
+import { type CheetahOwner, CheetahEntity, cheetahDescriptor, wireConstructor } from './entity';
+import { checkEmpty, checkEntities, checkEntity, checkString, fieldTypeError, mustBeEmpty } from './field-checks';
+import { KeyValuePair, readKeyValuePairs } from './key-value-pairs';
+import { readEntity, readString } from './wire-reader';
+import { writeEntities, writeEntity, writeString } from './wire-writer';
 
 export interface DocumentIdFields {
   readonly id: string;
@@ -36,20 +32,30 @@ export class DocumentId extends CheetahEntity {
         : checkEmpty(this, 'routing_attributes', fields.routing_attributes, KeyValuePair.cheetah.name);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): DocumentId {
-    return new DocumentIdWire(wire);
+  static decodeCheetahFields(): DocumentId {
+    return new DocumentIdWire(
+      readString(DocumentId, 'id'),
+      mustBeEmpty(DocumentId, 'routing_attributes', readKeyValuePairs(DocumentId, 'routing_attributes')),
+    );
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.id);
-    write(this.routing_attributes);
+  encodeCheetahFields(): void {
+    writeString(this.id);
+    writeEntities(this.routing_attributes);
   }
 }
 
-const DocumentIdWire = wireConstructor(DocumentId, function (w) {
-  this.id = checkString(this, 'id', w[2]);
-  this.routing_attributes = checkEmpty(this, 'routing_attributes', w[3], KeyValuePair.cheetah.name);
+const DocumentIdWire = wireConstructor(DocumentId, function (id: string, routing: readonly KeyValuePair[]) {
+  this.id = id;
+  this.routing_attributes = routing;
 });
+
+/** Reads one document_id from the wire. */
+export function readDocumentId(owner: CheetahOwner, field: string): DocumentId {
+  const e = readEntity(owner, field);
+  if (!(e instanceof DocumentId)) throw fieldTypeError(owner, field, `a ${DocumentId.cheetah.name}`, e);
+  return e;
+}
 
 export interface DocumentEntityFields {
   readonly doc_id: DocumentId;
@@ -72,17 +78,27 @@ export class DocumentEntity extends CheetahEntity {
     this.document_attributes = checkEntities(this, 'document_attributes', fields.document_attributes, KeyValuePair);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): DocumentEntity {
-    return new DocumentEntityWire(wire);
+  static decodeCheetahFields(): DocumentEntity {
+    return new DocumentEntityWire(
+      readDocumentId(DocumentEntity, 'doc_id'),
+      readKeyValuePairs(DocumentEntity, 'document_attributes'),
+    );
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.doc_id);
-    write(this.document_attributes);
+  encodeCheetahFields(): void {
+    writeEntity(this.doc_id);
+    writeEntities(this.document_attributes);
   }
 }
 
-const DocumentEntityWire = wireConstructor(DocumentEntity, function (w) {
-  this.doc_id = checkEntity(this, 'doc_id', w[2], DocumentId);
-  this.document_attributes = checkEntities(this, 'document_attributes', w[3], KeyValuePair);
+const DocumentEntityWire = wireConstructor(DocumentEntity, function (docId: DocumentId, attributes: readonly KeyValuePair[]) {
+  this.doc_id = docId;
+  this.document_attributes = attributes;
 });
+
+/** Reads one document from the wire. */
+export function readDocumentEntity(owner: CheetahOwner, field: string): DocumentEntity {
+  const e = readEntity(owner, field);
+  if (!(e instanceof DocumentEntity)) throw fieldTypeError(owner, field, `a ${DocumentEntity.cheetah.name}`, e);
+  return e;
+}

@@ -19,32 +19,35 @@ export interface CheetahDescriptor {
   readonly fields: readonly string[];
 }
 
-/** What an entity writes its fields with: msgpackr's own `pack`, one call per field, in `fields` order. */
-export type CheetahFieldWriter = (value: unknown) => void;
-
-/** A decoded Cheetah extension payload: `[typeId, checksum, ...fields]`. */
-export type CheetahWire = readonly unknown[];
-
 export abstract class CheetahEntity {
   declare static readonly cheetah: CheetahDescriptor;
 
   /**
-   * Writes the fields in wire order (the extension writes the header). Internal to the codec: entity classes
-   * override it, calling `super` first.
+   * Internal to the codec: writes the fields, in `cheetah.fields` order, with the wire writer (the header is
+   * written by the caller).
    */
-  abstract encodeCheetahFields(write: CheetahFieldWriter): void;
+  abstract encodeCheetahFields(): void;
 }
 
-/** The static side of an entity class: its descriptor and the decoder from a wire array. */
+/** The static side of an entity class: its descriptor and its decoder. */
 export interface CheetahEntityClass<T extends CheetahEntity = CheetahEntity> {
   readonly cheetah: CheetahDescriptor;
   readonly prototype: T;
-  /** Builds (and validates) an instance from a wire array whose length was already checked. */
-  decodeCheetahFields(wire: CheetahWire): T;
+  /**
+   * Internal to the codec: reads the fields (their number already checked) with the wire reader and builds the
+   * instance, checking types and MUSTs like the constructor does.
+   */
+  decodeCheetahFields(): T;
 }
 
 /** An entity class used as the expected type of an attribute or a collection (may be a parent type). */
 export type CheetahTypeRef<T> = (abstract new (...args: never) => T) & { readonly cheetah: CheetahDescriptor };
+
+/** What an error names as the entity: an instance being built, or the class being decoded. */
+export type CheetahOwner = CheetahEntity | { readonly cheetah: CheetahDescriptor };
+
+/** T with its readonly fields writable: what a decoder constructor assigns to. */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export function cheetahDescriptor(
   namespace: 'core' | 'documentmessages',
@@ -60,26 +63,28 @@ export function cheetahDescriptor(
   });
 }
 
-/** T with its readonly fields writable: what a decoder assigns to. */
-export type Writable<T> = { -readonly [K in keyof T]: T[K] };
+/** The descriptor of an instance's most derived class. */
+export function cheetahDescriptorOf(entity: CheetahEntity): CheetahDescriptor {
+  return (entity.constructor as unknown as { readonly cheetah: CheetahDescriptor }).cheetah;
+}
+
+/** The spec name of an owner: the class's, or the instance's most derived class's. */
+export function cheetahOwnerName(owner: CheetahOwner): string {
+  return owner instanceof CheetahEntity ? cheetahDescriptorOf(owner).name : owner.cheetah.name;
+}
 
 /**
  * A decoder constructor for `type`: a plain function whose `prototype` is the class's prototype, so that its
  * instances are instances of `type` (and of its parents) but are built by one flat function instead of the
- * class's constructor chain (which costs more than the checks themselves). `init` reads the wire array and must
- * check and assign exactly what the class constructor does, in the same order.
+ * class's constructor chain (which costs more than the checks themselves). `init` receives checked values and
+ * must assign exactly the fields the class constructor does, in the same order.
  */
-export function wireConstructor<T extends CheetahEntity>(
+export function wireConstructor<T extends CheetahEntity, A extends unknown[]>(
   type: abstract new (...args: never) => T,
-  init: (this: Writable<T>, wire: CheetahWire) => void,
-): new (wire: CheetahWire) => T {
+  init: (this: Writable<T>, ...args: A) => void,
+): new (...args: A) => T {
   (init as unknown as { prototype: T }).prototype = type.prototype;
-  return init as unknown as new (wire: CheetahWire) => T;
-}
-
-/** The spec name of the entity an instance is (its most derived class). */
-export function cheetahNameOf(entity: CheetahEntity): string {
-  return (entity.constructor as unknown as { readonly cheetah: CheetahDescriptor }).cheetah.name;
+  return init as unknown as new (...args: A) => T;
 }
 
 export function isCheetahEntity(v: unknown): v is CheetahEntity {

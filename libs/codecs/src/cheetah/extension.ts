@@ -1,9 +1,9 @@
 /**
- * Cheetah entities as one msgpackr extension. An entity is written in msgpackr's "tag" form: the 3 bytes
- * `d4 43 00` (fixext 1, type CHEETAH_EXT_TYPE) followed by the MessagePack array
- * `[typeId, checksum, ...fields]`, fields in `cheetah.fields` order, entity-typed fields and collection elements
- * being such extensions again. Decoding looks the class up by (checksum, type id) and builds it through its
- * constructor, so a decoded entity passed the same checks as a constructed one.
+ * Cheetah entities as one msgpackr extension, type CHEETAH_EXT_TYPE ('C'). The extension's payload is the
+ * MessagePack array `[typeId, checksum, ...fields]` in `cheetah.fields` order; an entity-typed field or collection
+ * element is such an array again (inside a payload the schema says where entities are, so they are not wrapped a
+ * second time). The payload is written and read by wire-writer / wire-reader, which check every field's type and
+ * the spec's MUSTs; msgpackr handles whatever surrounds the entities.
  *
  * msgpackr keeps extensions in one registry for the whole process: once this module is loaded, every Packr and
  * Unpackr of the process writes and reads Cheetah entities.
@@ -11,73 +11,63 @@
 import { Packr, type Unpackr, addExtension } from 'msgpackr';
 import { CodecError } from '../errors';
 import { CheetahEncodeError, CheetahMalformedError } from './cheetah-errors';
-import { type CheetahDescriptor, type CheetahFieldWriter, CheetahEntity } from './entity';
-import { decodeCheetahWire } from './registry';
+import { type CheetahDescriptor, CheetahEntity } from './entity';
+import './registry';
+import { beginRead, endRead, readEntity } from './wire-reader';
+import { copyWritten, resetWriter, writeEntity, writtenLength } from './wire-writer';
 
 /** The msgpackr extension type number of Cheetah entities ('C'). */
 export const CHEETAH_EXT_TYPE = 0x43;
 
-/** msgpackr's allocator for an extension's own bytes: call it once, before packing anything else. */
+/** msgpackr's allocator for an extension's bytes: call it once, before anything else is packed. */
 type Allocate = (size: number) => { target: Uint8Array; targetView: DataView; position: number };
 
-function packEntity(value: CheetahEntity, allocate: Allocate, pack: CheetahFieldWriter): void {
-  const d = (value.constructor as unknown as { readonly cheetah?: CheetahDescriptor }).cheetah;
-  if (d === undefined) {
+function packEntity(value: CheetahEntity, allocate: Allocate): void {
+  if ((value.constructor as unknown as { readonly cheetah?: CheetahDescriptor }).cheetah === undefined) {
     allocate(0); // hand msgpackr its buffer back before failing
     throw new CheetahEncodeError(`${value.constructor.name} is not an entity of the Cheetah tables`);
   }
-  const length = d.fields.length + 2;
-  const typeId = d.typeId;
-  const checksum = d.checksum;
-  const out = allocate((length < 16 ? 4 : 6) + (typeId < 0x40 ? 1 : 2) + 5);
+  resetWriter();
+  try {
+    writeEntity(value);
+  } catch (e) {
+    allocate(0);
+    throw e;
+  }
+  const length = writtenLength();
+  const header = length < 0x100 ? 3 : length < 0x10000 ? 4 : 6;
+  const out = allocate(header + length);
   const target = out.target;
-  let p = out.position;
-  target[p++] = 0xd4; // fixext 1: msgpackr's tag form, the value follows
-  target[p++] = CHEETAH_EXT_TYPE;
-  target[p++] = 0;
-  if (length < 16) {
-    target[p++] = 0x90 | length;
+  const p = out.position;
+  if (header === 3) {
+    target[p] = 0xc7;
+    target[p + 1] = length;
+    target[p + 2] = CHEETAH_EXT_TYPE;
+  } else if (header === 4) {
+    target[p] = 0xc8;
+    out.targetView.setUint16(p + 1, length);
+    target[p + 3] = CHEETAH_EXT_TYPE;
   } else {
-    target[p++] = 0xdc;
-    target[p++] = length >> 8;
-    target[p++] = length & 0xff;
+    target[p] = 0xc9;
+    out.targetView.setUint32(p + 1, length);
+    target[p + 5] = CHEETAH_EXT_TYPE;
   }
-  // below 0x40 so that an Unpackr using records does not take it for a record id
-  if (typeId < 0x40) {
-    target[p++] = typeId;
-  } else {
-    target[p++] = 0xcc;
-    target[p++] = typeId;
-  }
-  if (checksum < 0) {
-    target[p++] = 0xd2;
-    out.targetView.setInt32(p, checksum);
-  } else {
-    target[p++] = 0xce;
-    out.targetView.setUint32(p, checksum);
-  }
-  value.encodeCheetahFields(pack);
+  copyWritten(target, p + header);
 }
 
-function readEntity(data: unknown): CheetahEntity {
-  if (!Array.isArray(data) || data.length < 2) {
-    throw new CheetahMalformedError('a Cheetah extension must hold an array [typeId, checksum, ...fields]');
-  }
-  return decodeCheetahWire(data);
+/** msgpackr calls the registered function with the payload of an extension of our type. */
+function unpackEntity(payload: Uint8Array): CheetahEntity {
+  beginRead(payload);
+  const entity = readEntity(undefined, '');
+  endRead();
+  return entity;
 }
 
-/** Any other layout of the extension (ext 8/16/32, fixext 2..16 with our type): not written by this codec. */
-const cheetahExtension = Object.assign(
-  (_bytes: Uint8Array): never => {
-    throw new CheetahMalformedError('a Cheetah extension must use the fixext 1 tag form: d4 43 00, then the value');
-  },
-  {
-    Class: CheetahEntity,
-    type: CHEETAH_EXT_TYPE,
-    pack: packEntity,
-    read: readEntity,
-  },
-);
+const cheetahExtension = Object.assign(unpackEntity, {
+  Class: CheetahEntity,
+  type: CHEETAH_EXT_TYPE,
+  pack: packEntity,
+});
 
 let registered = false;
 
@@ -89,6 +79,7 @@ export function registerCheetahExtension(): void;
 export function registerCheetahExtension<T extends Unpackr>(packr: T): T;
 export function registerCheetahExtension<T extends Unpackr>(packr?: T): T | undefined {
   if (!registered) {
+    // `unpack` stays unset: msgpackr then calls the registered object itself with the payload
     addExtension(cheetahExtension as unknown as Parameters<typeof addExtension>[0]);
     registered = true;
   }
@@ -97,16 +88,12 @@ export function registerCheetahExtension<T extends Unpackr>(packr?: T): T | unde
 
 registerCheetahExtension();
 
-/**
- * The codec's own Packr: plain MessagePack maps and arrays (no records, no structured clone), byte arrays copied
- * out of the input.
- */
+/** The codec's own Packr: plain MessagePack maps and arrays (no records, no structured clone). */
 export const cheetahPackr = new Packr({
   useRecords: false,
   structuredClone: false,
   moreTypes: false,
   mapsAsObjects: true,
-  copyBuffers: true,
 });
 
 /** Encodes any MessagePack value that may hold Cheetah entities anywhere inside. Throws CodecError subclasses. */

@@ -1,10 +1,11 @@
 /**
- * Field checks shared by construction and decoding (a decoded entity is built by its constructor). Each returns
- * the value, typed, or throws a CheetahFieldError / CheetahConstraintError naming the entity and the field. They
- * allocate nothing unless they throw.
+ * Field checks. `check*` take an unknown value (constructor arguments) and return it typed or throw a
+ * CheetahFieldError; `must*` take a typed value and throw a CheetahConstraintError when it breaks a MUST of the
+ * spec. The wire reader types values as it reads them and uses the same `must*`. Nothing here allocates unless it
+ * throws.
  */
 import { CheetahConstraintError, CheetahFieldError } from './cheetah-errors';
-import { type CheetahEntity, type CheetahTypeRef, cheetahNameOf } from './entity';
+import { type CheetahOwner, type CheetahTypeRef, cheetahOwnerName } from './entity';
 import { type Action, type OperationState, isAction, isOperationState } from './enums';
 
 /** Where an item status, warning or error came from (MS-FSDPD 2.2.2, 2.2.3, 2.2.35). */
@@ -25,167 +26,198 @@ function describe(v: unknown): string {
   return `${typeof v} ${String(v)}`;
 }
 
-export function fieldTypeError(self: CheetahEntity, field: string, expected: string, v: unknown): CheetahFieldError {
-  const entity = cheetahNameOf(self);
-  if (v === undefined) return new CheetahFieldError(entity, field, 'missing', `missing field, expected ${expected}`);
-  return new CheetahFieldError(entity, field, 'type', `expected ${expected}, got ${describe(v)}`);
+function at(field: string, index: number): string {
+  return index < 0 ? field : `${field}[${index}]`;
 }
 
-export function constraintError(self: CheetahEntity, field: string, rule: string): CheetahConstraintError {
-  return new CheetahConstraintError(cheetahNameOf(self), field, rule);
+/** `got` is a value, or (from the wire reader) a description of what was on the wire. */
+export function fieldTypeError(
+  owner: CheetahOwner,
+  field: string,
+  expected: string,
+  got: unknown,
+  index = -1,
+  gotIsDescription = false,
+): CheetahFieldError {
+  const entity = cheetahOwnerName(owner);
+  if (got === undefined && !gotIsDescription) {
+    return new CheetahFieldError(entity, at(field, index), 'missing', `missing field, expected ${expected}`);
+  }
+  const what = gotIsDescription ? String(got) : describe(got);
+  return new CheetahFieldError(entity, at(field, index), 'type', `expected ${expected}, got ${what}`);
+}
+
+export function constraintError(owner: CheetahOwner, field: string, rule: string): CheetahConstraintError {
+  return new CheetahConstraintError(cheetahOwnerName(owner), field, rule);
+}
+
+// ---- MUSTs on typed values
+
+/** A longint that MUST be >= 0 (operation ids). */
+export function mustBeNonNegative(owner: CheetahOwner, field: string, n: number): number {
+  if (n < 0) throw constraintError(owner, field, `MUST be >= 0, got ${n}`);
+  return n;
+}
+
+/** A string that MUST be "indexing" or "processing". */
+export function mustBeSubsystem(owner: CheetahOwner, field: string, s: string): CheetahSubsystem {
+  if (s === 'processing' || s === 'indexing') return s;
+  throw constraintError(owner, field, `MUST be "indexing" or "processing", got ${JSON.stringify(s)}`);
+}
+
+/** A string that MUST have exactly one value. */
+export function mustBe<S extends string>(owner: CheetahOwner, field: string, s: string, value: S): S {
+  if (s === value) return value;
+  throw constraintError(owner, field, `MUST be ${JSON.stringify(value)}, got ${JSON.stringify(s)}`);
+}
+
+/** A collection that MUST be empty ("Unused" collections of the spec). */
+export function mustBeEmpty<T>(owner: CheetahOwner, field: string, a: readonly T[]): readonly T[] {
+  if (a.length !== 0) throw constraintError(owner, field, `MUST be an empty collection, got ${a.length} element(s)`);
+  return a;
 }
 
 // ---- scalars
 
-export function checkInt(self: CheetahEntity, field: string, v: unknown): number {
+export function checkInt(owner: CheetahOwner, field: string, v: unknown): number {
   if (typeof v === 'number' && (v | 0) === v) return v;
-  throw fieldTypeError(self, field, 'an int (32-bit signed integer)', v);
+  throw fieldTypeError(owner, field, 'an int (32-bit signed integer)', v);
 }
 
-/** A Cheetah longint, held as a safe integer number (a decoded int64 bigint in that range is converted). */
-export function checkLong(self: CheetahEntity, field: string, v: unknown): number {
+/** A Cheetah longint, held as a safe integer number (an in-range bigint is converted). */
+export function checkLong(owner: CheetahOwner, field: string, v: unknown, index = -1): number {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
   if (typeof v === 'bigint' && v >= MIN_LONG && v <= MAX_LONG) return Number(v);
-  throw fieldTypeError(self, field, 'a longint (safe integer)', v);
+  throw fieldTypeError(owner, field, 'a longint (safe integer)', v, index);
 }
 
-/** A longint that MUST be >= 0 (operation ids). */
-export function checkNonNegativeLong(self: CheetahEntity, field: string, v: unknown): number {
-  const n = checkLong(self, field, v);
-  if (n < 0) throw constraintError(self, field, `MUST be >= 0, got ${n}`);
-  return n;
+export function checkNonNegativeLong(owner: CheetahOwner, field: string, v: unknown): number {
+  return mustBeNonNegative(owner, field, checkLong(owner, field, v));
 }
 
-export function checkFloat(self: CheetahEntity, field: string, v: unknown): number {
+export function checkFloat(owner: CheetahOwner, field: string, v: unknown): number {
   if (typeof v === 'number') return v;
-  throw fieldTypeError(self, field, 'a float (number)', v);
+  throw fieldTypeError(owner, field, 'a float (number)', v);
 }
 
-export function checkString(self: CheetahEntity, field: string, v: unknown): string {
+export function checkString(owner: CheetahOwner, field: string, v: unknown): string {
   if (typeof v === 'string') return v;
-  throw fieldTypeError(self, field, 'a string', v);
+  throw fieldTypeError(owner, field, 'a string', v);
 }
 
-export function checkBool(self: CheetahEntity, field: string, v: unknown): boolean {
+export function checkBool(owner: CheetahOwner, field: string, v: unknown): boolean {
   if (typeof v === 'boolean') return v;
-  throw fieldTypeError(self, field, 'a bool', v);
+  throw fieldTypeError(owner, field, 'a bool', v);
 }
 
-export function checkBytes(self: CheetahEntity, field: string, v: unknown): Uint8Array {
+export function checkBytes(owner: CheetahOwner, field: string, v: unknown): Uint8Array {
   if (v instanceof Uint8Array) return v;
-  throw fieldTypeError(self, field, 'a bytearray (Uint8Array)', v);
+  throw fieldTypeError(owner, field, 'a bytearray (Uint8Array)', v);
 }
 
-export function checkAction(self: CheetahEntity, field: string, v: unknown): Action {
+export function checkAction(owner: CheetahOwner, field: string, v: unknown): Action {
   if (isAction(v)) return v;
-  throw fieldTypeError(self, field, 'an action (0..3)', v);
+  throw fieldTypeError(owner, field, 'an action (0..3)', v);
 }
 
-export function checkOperationState(self: CheetahEntity, field: string, v: unknown): OperationState {
+export function checkOperationState(owner: CheetahOwner, field: string, v: unknown): OperationState {
   if (isOperationState(v)) return v;
-  throw fieldTypeError(self, field, 'an operation_state (0..4)', v);
+  throw fieldTypeError(owner, field, 'an operation_state (0..4)', v);
 }
 
-/** A string that MUST be "indexing" or "processing". */
-export function checkSubsystem(self: CheetahEntity, field: string, v: unknown): CheetahSubsystem {
-  const s = checkString(self, field, v);
-  if (s === 'processing' || s === 'indexing') return s;
-  throw constraintError(self, field, `MUST be "indexing" or "processing", got ${JSON.stringify(s)}`);
+export function checkSubsystem(owner: CheetahOwner, field: string, v: unknown): CheetahSubsystem {
+  return mustBeSubsystem(owner, field, checkString(owner, field, v));
 }
 
 /** A string that MUST have exactly one value. */
-export function checkConstant<S extends string>(self: CheetahEntity, field: string, v: unknown, value: S): S {
-  const s = checkString(self, field, v);
-  if (s === value) return value;
-  throw constraintError(self, field, `MUST be ${JSON.stringify(value)}, got ${JSON.stringify(s)}`);
+export function checkConstant<S extends string>(owner: CheetahOwner, field: string, v: unknown, value: S): S {
+  return mustBe(owner, field, checkString(owner, field, v), value);
 }
 
 /** An attribute holding an entity of `type` or of one of its subtypes. */
-export function checkEntity<T>(self: CheetahEntity, field: string, v: unknown, type: CheetahTypeRef<T>): T {
+export function checkEntity<T>(owner: CheetahOwner, field: string, v: unknown, type: CheetahTypeRef<T>): T {
   if (v instanceof type) return v;
-  throw fieldTypeError(self, field, `a ${type.cheetah.name}`, v);
+  throw fieldTypeError(owner, field, `a ${type.cheetah.name}`, v);
 }
 
 // ---- collections (the array is kept, not copied)
 
-function checkArray(self: CheetahEntity, field: string, v: unknown, of: string): unknown[] {
+function checkArray(owner: CheetahOwner, field: string, v: unknown, of: string): unknown[] {
   if (Array.isArray(v)) return v;
-  throw fieldTypeError(self, field, `a collection of ${of}`, v);
+  throw fieldTypeError(owner, field, `a collection of ${of}`, v);
 }
 
 export function checkEntities<T>(
-  self: CheetahEntity,
+  owner: CheetahOwner,
   field: string,
   v: unknown,
   type: CheetahTypeRef<T>,
 ): readonly T[] {
-  const a = checkArray(self, field, v, type.cheetah.name);
+  const a = checkArray(owner, field, v, type.cheetah.name);
   for (let i = 0; i < a.length; i++) {
-    if (!(a[i] instanceof type)) throw fieldTypeError(self, `${field}[${i}]`, `a ${type.cheetah.name}`, a[i]);
+    if (!(a[i] instanceof type)) throw fieldTypeError(owner, field, `a ${type.cheetah.name}`, a[i], i);
   }
   return a as T[];
 }
 
-export function checkStrings(self: CheetahEntity, field: string, v: unknown): readonly string[] {
-  const a = checkArray(self, field, v, 'string');
+export function checkStrings(owner: CheetahOwner, field: string, v: unknown): readonly string[] {
+  const a = checkArray(owner, field, v, 'string');
   for (let i = 0; i < a.length; i++) {
-    if (typeof a[i] !== 'string') throw fieldTypeError(self, `${field}[${i}]`, 'a string', a[i]);
+    if (typeof a[i] !== 'string') throw fieldTypeError(owner, field, 'a string', a[i], i);
   }
   return a as string[];
 }
 
-export function checkBools(self: CheetahEntity, field: string, v: unknown): readonly boolean[] {
-  const a = checkArray(self, field, v, 'bool');
+export function checkBools(owner: CheetahOwner, field: string, v: unknown): readonly boolean[] {
+  const a = checkArray(owner, field, v, 'bool');
   for (let i = 0; i < a.length; i++) {
-    if (typeof a[i] !== 'boolean') throw fieldTypeError(self, `${field}[${i}]`, 'a bool', a[i]);
+    if (typeof a[i] !== 'boolean') throw fieldTypeError(owner, field, 'a bool', a[i], i);
   }
   return a as boolean[];
 }
 
-export function checkInts(self: CheetahEntity, field: string, v: unknown): readonly number[] {
-  const a = checkArray(self, field, v, 'integer');
+export function checkInts(owner: CheetahOwner, field: string, v: unknown): readonly number[] {
+  const a = checkArray(owner, field, v, 'integer');
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
     if (typeof x !== 'number' || (x | 0) !== x) {
-      throw fieldTypeError(self, `${field}[${i}]`, 'an int (32-bit signed integer)', x);
+      throw fieldTypeError(owner, field, 'an int (32-bit signed integer)', x, i);
     }
   }
   return a as number[];
 }
 
-export function checkFloats(self: CheetahEntity, field: string, v: unknown): readonly number[] {
-  const a = checkArray(self, field, v, 'float');
+export function checkFloats(owner: CheetahOwner, field: string, v: unknown): readonly number[] {
+  const a = checkArray(owner, field, v, 'float');
   for (let i = 0; i < a.length; i++) {
-    if (typeof a[i] !== 'number') throw fieldTypeError(self, `${field}[${i}]`, 'a float (number)', a[i]);
+    if (typeof a[i] !== 'number') throw fieldTypeError(owner, field, 'a float (number)', a[i], i);
   }
   return a as number[];
 }
 
-/** Longints; a collection holding in-range bigints (decoded int64) is returned as a new array of numbers. */
-export function checkLongs(self: CheetahEntity, field: string, v: unknown): readonly number[] {
-  const a = checkArray(self, field, v, 'longint');
+/** Longints; a collection holding in-range bigints is returned as a new array of numbers. */
+export function checkLongs(owner: CheetahOwner, field: string, v: unknown): readonly number[] {
+  const a = checkArray(owner, field, v, 'longint');
   let out: number[] | undefined;
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
     if (typeof x === 'number' && Number.isSafeInteger(x)) continue;
-    const n = checkLong(self, `${field}[${i}]`, x);
+    const n = checkLong(owner, field, x, i);
     out ??= (a as number[]).slice();
     out[i] = n;
   }
   return out ?? (a as number[]);
 }
 
-export function checkBytesList(self: CheetahEntity, field: string, v: unknown): readonly Uint8Array[] {
-  const a = checkArray(self, field, v, 'bytearray');
+export function checkBytesList(owner: CheetahOwner, field: string, v: unknown): readonly Uint8Array[] {
+  const a = checkArray(owner, field, v, 'bytearray');
   for (let i = 0; i < a.length; i++) {
-    if (!(a[i] instanceof Uint8Array)) throw fieldTypeError(self, `${field}[${i}]`, 'a bytearray (Uint8Array)', a[i]);
+    if (!(a[i] instanceof Uint8Array)) throw fieldTypeError(owner, field, 'a bytearray (Uint8Array)', a[i], i);
   }
   return a as Uint8Array[];
 }
 
-/** A collection that MUST be empty ("Unused" collections of the spec). */
-export function checkEmpty(self: CheetahEntity, field: string, v: unknown, of: string): readonly never[] {
-  const a = checkArray(self, field, v, of);
-  if (a.length !== 0) throw constraintError(self, field, `MUST be an empty collection, got ${a.length} element(s)`);
-  return a as never[];
+/** A collection that MUST be empty. */
+export function checkEmpty(owner: CheetahOwner, field: string, v: unknown, of: string): readonly never[] {
+  return mustBeEmpty(owner, field, checkArray(owner, field, v, of)) as readonly never[];
 }

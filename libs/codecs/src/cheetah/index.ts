@@ -28,8 +28,6 @@ export {
   type CheetahDescriptor,
   CheetahEntity,
   type CheetahEntityClass,
-  type CheetahFieldWriter,
-  type CheetahWire,
   isCheetahEntity,
 } from './entity';
 export {

@@ -3,13 +3,7 @@
  * of an item. A collection of key_value_pair (document.document_attributes, key_value_collection.values) holds any
  * of them.
  */
-import {
-  type CheetahFieldWriter,
-  type CheetahWire,
-  CheetahEntity,
-  cheetahDescriptor,
-  wireConstructor,
-} from './entity';
+import { type CheetahOwner, CheetahEntity, cheetahDescriptor, wireConstructor } from './entity';
 import {
   checkBool,
   checkBools,
@@ -24,7 +18,38 @@ import {
   checkLongs,
   checkString,
   checkStrings,
+  fieldTypeError,
 } from './field-checks';
+import {
+  EMPTY_COLLECTION,
+  readBool,
+  readBools,
+  readBytes,
+  readBytesList,
+  readEntity,
+  readEntityCollectionHeader,
+  readFloat,
+  readFloats,
+  readInt,
+  readInts,
+  readLong,
+  readLongs,
+  readString,
+  readStrings,
+} from './wire-reader';
+import {
+  writeBool,
+  writeBools,
+  writeBytes,
+  writeBytesList,
+  writeEntities,
+  writeFloat,
+  writeFloats,
+  writeInteger,
+  writeIntegers,
+  writeString,
+  writeStrings,
+} from './wire-writer';
 
 export interface KeyValuePairFields {
   readonly key: string;
@@ -40,18 +65,31 @@ export class KeyValuePair extends CheetahEntity {
     this.key = checkString(this, 'key', fields.key);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): KeyValuePair {
-    return new KeyValuePairWire(wire);
+  static decodeCheetahFields(): KeyValuePair {
+    return new KeyValuePairWire(readString(KeyValuePair, 'key'));
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
+  encodeCheetahFields(): void {
+    writeString(this.key);
   }
 }
 
-const KeyValuePairWire = wireConstructor(KeyValuePair, function (w) {
-  this.key = checkString(this, 'key', w[2]);
+const KeyValuePairWire = wireConstructor(KeyValuePair, function (key: string) {
+  this.key = key;
 });
+
+/** Reads a collection of key_value_pair (any subtype) from the wire. */
+export function readKeyValuePairs(owner: CheetahOwner, field: string): readonly KeyValuePair[] {
+  const n = readEntityCollectionHeader(owner, field);
+  if (n === 0) return EMPTY_COLLECTION;
+  const out = new Array<KeyValuePair>(n);
+  for (let i = 0; i < n; i++) {
+    const e = readEntity(owner, field, i);
+    if (!(e instanceof KeyValuePair)) throw fieldTypeError(owner, field, `a ${KeyValuePair.cheetah.name}`, e, i);
+    out[i] = e;
+  }
+  return out;
+}
 
 function kvpDescriptor(name: string, typeId: number, field: 'value' | 'values') {
   return cheetahDescriptor('documentmessages', name, typeId, [...KeyValuePair.cheetah.fields, field]);
@@ -72,19 +110,22 @@ export class KeyValueCollection extends KeyValuePair {
     this.values = checkEntities(this, 'values', fields.values, KeyValuePair);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): KeyValueCollection {
-    return new KeyValueCollectionWire(wire);
+  static override decodeCheetahFields(): KeyValueCollection {
+    return new KeyValueCollectionWire(
+      readString(KeyValueCollection, 'key'),
+      readKeyValuePairs(KeyValueCollection, 'values'),
+    );
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.values);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeEntities(this.values);
   }
 }
 
-const KeyValueCollectionWire = wireConstructor(KeyValueCollection, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.values = checkEntities(this, 'values', w[3], KeyValuePair);
+const KeyValueCollectionWire = wireConstructor(KeyValueCollection, function (key: string, values: readonly KeyValuePair[]) {
+  this.key = key;
+  this.values = values;
 });
 
 export interface StringAttributeFields extends KeyValuePairFields {
@@ -101,19 +142,19 @@ export class StringAttribute extends KeyValuePair {
     this.value = checkString(this, 'value', fields.value);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): StringAttribute {
-    return new StringAttributeWire(wire);
+  static override decodeCheetahFields(): StringAttribute {
+    return new StringAttributeWire(readString(StringAttribute, 'key'), readString(StringAttribute, 'value'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.value);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeString(this.value);
   }
 }
 
-const StringAttributeWire = wireConstructor(StringAttribute, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.value = checkString(this, 'value', w[3]);
+const StringAttributeWire = wireConstructor(StringAttribute, function (key: string, value: string) {
+  this.key = key;
+  this.value = value;
 });
 
 export interface BoolAttributeFields extends KeyValuePairFields {
@@ -130,19 +171,19 @@ export class BoolAttribute extends KeyValuePair {
     this.value = checkBool(this, 'value', fields.value);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): BoolAttribute {
-    return new BoolAttributeWire(wire);
+  static override decodeCheetahFields(): BoolAttribute {
+    return new BoolAttributeWire(readString(BoolAttribute, 'key'), readBool(BoolAttribute, 'value'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.value);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeBool(this.value);
   }
 }
 
-const BoolAttributeWire = wireConstructor(BoolAttribute, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.value = checkBool(this, 'value', w[3]);
+const BoolAttributeWire = wireConstructor(BoolAttribute, function (key: string, value: boolean) {
+  this.key = key;
+  this.value = value;
 });
 
 export interface FloatAttributeFields extends KeyValuePairFields {
@@ -159,19 +200,19 @@ export class FloatAttribute extends KeyValuePair {
     this.value = checkFloat(this, 'value', fields.value);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): FloatAttribute {
-    return new FloatAttributeWire(wire);
+  static override decodeCheetahFields(): FloatAttribute {
+    return new FloatAttributeWire(readString(FloatAttribute, 'key'), readFloat(FloatAttribute, 'value'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.value);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeFloat(this.value);
   }
 }
 
-const FloatAttributeWire = wireConstructor(FloatAttribute, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.value = checkFloat(this, 'value', w[3]);
+const FloatAttributeWire = wireConstructor(FloatAttribute, function (key: string, value: number) {
+  this.key = key;
+  this.value = value;
 });
 
 export interface IntegerAttributeFields extends KeyValuePairFields {
@@ -188,19 +229,19 @@ export class IntegerAttribute extends KeyValuePair {
     this.value = checkInt(this, 'value', fields.value);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): IntegerAttribute {
-    return new IntegerAttributeWire(wire);
+  static override decodeCheetahFields(): IntegerAttribute {
+    return new IntegerAttributeWire(readString(IntegerAttribute, 'key'), readInt(IntegerAttribute, 'value'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.value);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeInteger(this.value);
   }
 }
 
-const IntegerAttributeWire = wireConstructor(IntegerAttribute, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.value = checkInt(this, 'value', w[3]);
+const IntegerAttributeWire = wireConstructor(IntegerAttribute, function (key: string, value: number) {
+  this.key = key;
+  this.value = value;
 });
 
 export interface LongAttributeFields extends KeyValuePairFields {
@@ -217,19 +258,19 @@ export class LongAttribute extends KeyValuePair {
     this.value = checkLong(this, 'value', fields.value);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): LongAttribute {
-    return new LongAttributeWire(wire);
+  static override decodeCheetahFields(): LongAttribute {
+    return new LongAttributeWire(readString(LongAttribute, 'key'), readLong(LongAttribute, 'value'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.value);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeInteger(this.value);
   }
 }
 
-const LongAttributeWire = wireConstructor(LongAttribute, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.value = checkLong(this, 'value', w[3]);
+const LongAttributeWire = wireConstructor(LongAttribute, function (key: string, value: number) {
+  this.key = key;
+  this.value = value;
 });
 
 export interface BytearrayAttributeFields extends KeyValuePairFields {
@@ -246,19 +287,19 @@ export class BytearrayAttribute extends KeyValuePair {
     this.value = checkBytes(this, 'value', fields.value);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): BytearrayAttribute {
-    return new BytearrayAttributeWire(wire);
+  static override decodeCheetahFields(): BytearrayAttribute {
+    return new BytearrayAttributeWire(readString(BytearrayAttribute, 'key'), readBytes(BytearrayAttribute, 'value'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.value);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeBytes(this.value);
   }
 }
 
-const BytearrayAttributeWire = wireConstructor(BytearrayAttribute, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.value = checkBytes(this, 'value', w[3]);
+const BytearrayAttributeWire = wireConstructor(BytearrayAttribute, function (key: string, value: Uint8Array) {
+  this.key = key;
+  this.value = value;
 });
 
 export interface StringCollectionFields extends KeyValuePairFields {
@@ -275,19 +316,19 @@ export class StringCollection extends KeyValuePair {
     this.values = checkStrings(this, 'values', fields.values);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): StringCollection {
-    return new StringCollectionWire(wire);
+  static override decodeCheetahFields(): StringCollection {
+    return new StringCollectionWire(readString(StringCollection, 'key'), readStrings(StringCollection, 'values'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.values);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeStrings(this.values);
   }
 }
 
-const StringCollectionWire = wireConstructor(StringCollection, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.values = checkStrings(this, 'values', w[3]);
+const StringCollectionWire = wireConstructor(StringCollection, function (key: string, values: readonly string[]) {
+  this.key = key;
+  this.values = values;
 });
 
 export interface BoolCollectionFields extends KeyValuePairFields {
@@ -304,19 +345,19 @@ export class BoolCollection extends KeyValuePair {
     this.values = checkBools(this, 'values', fields.values);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): BoolCollection {
-    return new BoolCollectionWire(wire);
+  static override decodeCheetahFields(): BoolCollection {
+    return new BoolCollectionWire(readString(BoolCollection, 'key'), readBools(BoolCollection, 'values'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.values);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeBools(this.values);
   }
 }
 
-const BoolCollectionWire = wireConstructor(BoolCollection, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.values = checkBools(this, 'values', w[3]);
+const BoolCollectionWire = wireConstructor(BoolCollection, function (key: string, values: readonly boolean[]) {
+  this.key = key;
+  this.values = values;
 });
 
 export interface FloatCollectionFields extends KeyValuePairFields {
@@ -333,19 +374,19 @@ export class FloatCollection extends KeyValuePair {
     this.values = checkFloats(this, 'values', fields.values);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): FloatCollection {
-    return new FloatCollectionWire(wire);
+  static override decodeCheetahFields(): FloatCollection {
+    return new FloatCollectionWire(readString(FloatCollection, 'key'), readFloats(FloatCollection, 'values'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.values);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeFloats(this.values);
   }
 }
 
-const FloatCollectionWire = wireConstructor(FloatCollection, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.values = checkFloats(this, 'values', w[3]);
+const FloatCollectionWire = wireConstructor(FloatCollection, function (key: string, values: readonly number[]) {
+  this.key = key;
+  this.values = values;
 });
 
 export interface IntegerCollectionFields extends KeyValuePairFields {
@@ -362,19 +403,19 @@ export class IntegerCollection extends KeyValuePair {
     this.values = checkInts(this, 'values', fields.values);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): IntegerCollection {
-    return new IntegerCollectionWire(wire);
+  static override decodeCheetahFields(): IntegerCollection {
+    return new IntegerCollectionWire(readString(IntegerCollection, 'key'), readInts(IntegerCollection, 'values'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.values);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeIntegers(this.values);
   }
 }
 
-const IntegerCollectionWire = wireConstructor(IntegerCollection, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.values = checkInts(this, 'values', w[3]);
+const IntegerCollectionWire = wireConstructor(IntegerCollection, function (key: string, values: readonly number[]) {
+  this.key = key;
+  this.values = values;
 });
 
 export interface LongCollectionFields extends KeyValuePairFields {
@@ -391,19 +432,19 @@ export class LongCollection extends KeyValuePair {
     this.values = checkLongs(this, 'values', fields.values);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): LongCollection {
-    return new LongCollectionWire(wire);
+  static override decodeCheetahFields(): LongCollection {
+    return new LongCollectionWire(readString(LongCollection, 'key'), readLongs(LongCollection, 'values'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.values);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeIntegers(this.values);
   }
 }
 
-const LongCollectionWire = wireConstructor(LongCollection, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.values = checkLongs(this, 'values', w[3]);
+const LongCollectionWire = wireConstructor(LongCollection, function (key: string, values: readonly number[]) {
+  this.key = key;
+  this.values = values;
 });
 
 export interface BytearrayCollectionFields extends KeyValuePairFields {
@@ -420,17 +461,18 @@ export class BytearrayCollection extends KeyValuePair {
     this.values = checkBytesList(this, 'values', fields.values);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): BytearrayCollection {
-    return new BytearrayCollectionWire(wire);
+  static override decodeCheetahFields(): BytearrayCollection {
+    const key = readString(BytearrayCollection, 'key');
+    return new BytearrayCollectionWire(key, readBytesList(BytearrayCollection, 'values'));
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.key);
-    write(this.values);
+  override encodeCheetahFields(): void {
+    writeString(this.key);
+    writeBytesList(this.values);
   }
 }
 
-const BytearrayCollectionWire = wireConstructor(BytearrayCollection, function (w) {
-  this.key = checkString(this, 'key', w[2]);
-  this.values = checkBytesList(this, 'values', w[3]);
+const BytearrayCollectionWire = wireConstructor(BytearrayCollection, function (key: string, values: readonly Uint8Array[]) {
+  this.key = key;
+  this.values = values;
 });

@@ -2,14 +2,8 @@
  * What the processing chain reports back (MS-FSDPD 2.2.34, 2.2.35): where a batch goes next, and the status of a
  * range of operations.
  */
-import {
-  type CheetahFieldWriter,
-  type CheetahWire,
-  CheetahEntity,
-  cheetahDescriptor,
-  wireConstructor,
-} from './entity';
-import { type OperationState } from './enums';
+import { type CheetahOwner, CheetahEntity, cheetahDescriptor, wireConstructor } from './entity';
+import { type OperationState, isOperationState } from './enums';
 import {
   type CheetahSubsystem,
   checkEntities,
@@ -18,13 +12,18 @@ import {
   checkStrings,
   checkSubsystem,
   constraintError,
+  fieldTypeError,
+  mustBeNonNegative,
+  mustBeSubsystem,
 } from './field-checks';
-import { DocumentError, Warning } from './warnings-and-errors';
+import { DocumentError, Warning, readDocumentErrors, readWarnings } from './warnings-and-errors';
+import { readInt, readLong, readString, readStrings } from './wire-reader';
+import { writeEntities, writeInteger, writeString, writeStrings } from './wire-writer';
 
-function checkSubsystemIds(self: CheetahEntity, v: unknown): readonly string[] {
-  const ids = checkStrings(self, 'ids', v);
+/** ids MUST be [] or ["indexing"]. */
+function mustBeSubsystemIds(owner: CheetahOwner, ids: readonly string[]): readonly string[] {
   if (ids.length > 1 || (ids.length === 1 && ids[0] !== 'indexing')) {
-    throw constraintError(self, 'ids', `MUST be empty or ["indexing"], got ${JSON.stringify(ids)}`);
+    throw constraintError(owner, 'ids', `MUST be empty or ["indexing"], got ${JSON.stringify(ids)}`);
   }
   return ids;
 }
@@ -41,30 +40,26 @@ export class SubsystemIdSet extends CheetahEntity {
 
   constructor(fields: SubsystemIdSetFields) {
     super();
-    this.ids = checkSubsystemIds(this, fields.ids);
+    this.ids = mustBeSubsystemIds(this, checkStrings(this, 'ids', fields.ids));
   }
 
-  static decodeCheetahFields(wire: CheetahWire): SubsystemIdSet {
-    return new SubsystemIdSetWire(wire);
+  static decodeCheetahFields(): SubsystemIdSet {
+    return new SubsystemIdSetWire(mustBeSubsystemIds(SubsystemIdSet, readStrings(SubsystemIdSet, 'ids')));
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.ids);
+  encodeCheetahFields(): void {
+    writeStrings(this.ids);
   }
 }
 
-const SubsystemIdSetWire = wireConstructor(SubsystemIdSet, function (w) {
-  this.ids = checkSubsystemIds(this, w[2]);
+const SubsystemIdSetWire = wireConstructor(SubsystemIdSet, function (ids: readonly string[]) {
+  this.ids = ids;
 });
 
-/** first_op_id and last_op_id MUST be >= 0 and first_op_id <= last_op_id. */
-function checkOpRange(self: OperationStatusInfo): void {
-  if (self.first_op_id > self.last_op_id) {
-    throw constraintError(
-      self,
-      'first_op_id',
-      `MUST be <= last_op_id, got first_op_id ${self.first_op_id} > last_op_id ${self.last_op_id}`,
-    );
+/** first_op_id MUST be <= last_op_id (both MUST be >= 0, checked as they are read). */
+function mustBeOrdered(owner: CheetahOwner, first: number, last: number): void {
+  if (first > last) {
+    throw constraintError(owner, 'first_op_id', `MUST be <= last_op_id, got first_op_id ${first} > last_op_id ${last}`);
   }
 }
 
@@ -102,33 +97,49 @@ export class OperationStatusInfo extends CheetahEntity {
     super();
     this.first_op_id = checkNonNegativeLong(this, 'first_op_id', fields.first_op_id);
     this.last_op_id = checkNonNegativeLong(this, 'last_op_id', fields.last_op_id);
-    checkOpRange(this);
+    mustBeOrdered(this, this.first_op_id, this.last_op_id);
     this.state = checkOperationState(this, 'state', fields.state);
     this.subsystem = checkSubsystem(this, 'subsystem', fields.subsystem);
     this.errors = checkEntities(this, 'errors', fields.errors, DocumentError);
     this.warnings = checkEntities(this, 'warnings', fields.warnings, Warning);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): OperationStatusInfo {
-    return new OperationStatusInfoWire(wire);
+  static decodeCheetahFields(): OperationStatusInfo {
+    const o = OperationStatusInfo;
+    const first = mustBeNonNegative(o, 'first_op_id', readLong(o, 'first_op_id'));
+    const last = mustBeNonNegative(o, 'last_op_id', readLong(o, 'last_op_id'));
+    mustBeOrdered(o, first, last);
+    const state = readInt(o, 'state');
+    if (!isOperationState(state)) throw fieldTypeError(o, 'state', 'an operation_state (0..4)', state);
+    const subsystem = mustBeSubsystem(o, 'subsystem', readString(o, 'subsystem'));
+    return new OperationStatusInfoWire(first, last, state, subsystem, readDocumentErrors(o, 'errors'), readWarnings(o, 'warnings'));
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.first_op_id);
-    write(this.last_op_id);
-    write(this.state);
-    write(this.subsystem);
-    write(this.errors);
-    write(this.warnings);
+  encodeCheetahFields(): void {
+    writeInteger(this.first_op_id);
+    writeInteger(this.last_op_id);
+    writeInteger(this.state);
+    writeString(this.subsystem);
+    writeEntities(this.errors);
+    writeEntities(this.warnings);
   }
 }
 
-const OperationStatusInfoWire = wireConstructor(OperationStatusInfo, function (w) {
-  this.first_op_id = checkNonNegativeLong(this, 'first_op_id', w[2]);
-  this.last_op_id = checkNonNegativeLong(this, 'last_op_id', w[3]);
-  checkOpRange(this);
-  this.state = checkOperationState(this, 'state', w[4]);
-  this.subsystem = checkSubsystem(this, 'subsystem', w[5]);
-  this.errors = checkEntities(this, 'errors', w[6], DocumentError);
-  this.warnings = checkEntities(this, 'warnings', w[7], Warning);
-});
+const OperationStatusInfoWire = wireConstructor(
+  OperationStatusInfo,
+  function (
+    first: number,
+    last: number,
+    state: OperationState,
+    subsystem: CheetahSubsystem,
+    errors: readonly DocumentError[],
+    warnings: readonly Warning[],
+  ) {
+    this.first_op_id = first;
+    this.last_op_id = last;
+    this.state = state;
+    this.subsystem = subsystem;
+    this.errors = errors;
+    this.warnings = warnings;
+  },
+);

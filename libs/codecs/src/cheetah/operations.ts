@@ -9,15 +9,8 @@
  *   |  +- urlchange_operation
  *   +- failed_operation
  */
-import {
-  type CheetahFieldWriter,
-  type CheetahWire,
-  type Writable,
-  CheetahEntity,
-  cheetahDescriptor,
-  wireConstructor,
-} from './entity';
-import { type OperationState } from './enums';
+import { type CheetahOwner, CheetahEntity, cheetahDescriptor, wireConstructor } from './entity';
+import { type OperationState, isOperationState } from './enums';
 import {
   checkConstant,
   checkEntities,
@@ -25,9 +18,14 @@ import {
   checkLong,
   checkNonNegativeLong,
   checkOperationState,
+  fieldTypeError,
+  mustBe,
+  mustBeNonNegative,
 } from './field-checks';
-import { DocumentEntity, DocumentId } from './documents';
-import { DocumentError, Warning } from './warnings-and-errors';
+import { DocumentEntity, DocumentId, readDocumentEntity, readDocumentId } from './documents';
+import { DocumentError, Warning, readDocumentError, readWarnings } from './warnings-and-errors';
+import { EMPTY_COLLECTION, readEntity, readEntityCollectionHeader, readInt, readLong, readString } from './wire-reader';
+import { writeEntities, writeEntity, writeInteger, writeString } from './wire-writer';
 
 export interface OperationFields {
   /** Identifies the item operation; MUST be >= 0. */
@@ -38,6 +36,10 @@ export interface OperationFields {
 
 function operationDescriptor(name: string, typeId: number, own: readonly string[]) {
   return cheetahDescriptor('documentmessages', name, typeId, ['id', 'warnings', ...own]);
+}
+
+function readOperationId(owner: CheetahOwner): number {
+  return mustBeNonNegative(owner, 'id', readLong(owner, 'id'));
 }
 
 /** 2.2.12 `cht::documentmessages::operation` (type id 7): the parent of every item operation. */
@@ -52,24 +54,19 @@ export class Operation extends CheetahEntity {
     this.warnings = fields.warnings === undefined ? [] : checkEntities(this, 'warnings', fields.warnings, Warning);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): Operation {
-    return new OperationWire(wire);
+  static decodeCheetahFields(): Operation {
+    return new OperationWire(readOperationId(Operation), readWarnings(Operation, 'warnings'));
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.id);
-    write(this.warnings);
+  encodeCheetahFields(): void {
+    writeInteger(this.id);
+    writeEntities(this.warnings);
   }
 }
 
-/** Decodes the fields of `operation` (wire positions 2, 3) into any operation entity. */
-function decodeOperationFields(self: Writable<Operation>, w: CheetahWire): void {
-  self.id = checkNonNegativeLong(self, 'id', w[2]);
-  self.warnings = checkEntities(self, 'warnings', w[3], Warning);
-}
-
-const OperationWire = wireConstructor(Operation, function (w) {
-  decodeOperationFields(this, w);
+const OperationWire = wireConstructor(Operation, function (id: number, warnings: readonly Warning[]) {
+  this.id = id;
+  this.warnings = warnings;
 });
 
 export interface UpdateOperationFields extends OperationFields {
@@ -86,21 +83,29 @@ export class UpdateOperation extends Operation {
     this.doc = checkEntity(this, 'doc', fields.doc, DocumentEntity);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): UpdateOperation {
-    return new UpdateOperationWire(wire);
+  static override decodeCheetahFields(): UpdateOperation {
+    return new UpdateOperationWire(
+      readOperationId(UpdateOperation),
+      readWarnings(UpdateOperation, 'warnings'),
+      readDocumentEntity(UpdateOperation, 'doc'),
+    );
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.id);
-    write(this.warnings);
-    write(this.doc);
+  override encodeCheetahFields(): void {
+    writeInteger(this.id);
+    writeEntities(this.warnings);
+    writeEntity(this.doc);
   }
 }
 
-const UpdateOperationWire = wireConstructor(UpdateOperation, function (w) {
-  decodeOperationFields(this, w);
-  this.doc = checkEntity(this, 'doc', w[4], DocumentEntity);
-});
+const UpdateOperationWire = wireConstructor(
+  UpdateOperation,
+  function (id: number, warnings: readonly Warning[], doc: DocumentEntity) {
+    this.id = id;
+    this.warnings = warnings;
+    this.doc = doc;
+  },
+);
 
 export interface RemoveOperationFields extends OperationFields {
   readonly doc_id: DocumentId;
@@ -116,21 +121,29 @@ export class RemoveOperation extends Operation {
     this.doc_id = checkEntity(this, 'doc_id', fields.doc_id, DocumentId);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): RemoveOperation {
-    return new RemoveOperationWire(wire);
+  static override decodeCheetahFields(): RemoveOperation {
+    return new RemoveOperationWire(
+      readOperationId(RemoveOperation),
+      readWarnings(RemoveOperation, 'warnings'),
+      readDocumentId(RemoveOperation, 'doc_id'),
+    );
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.id);
-    write(this.warnings);
-    write(this.doc_id);
+  override encodeCheetahFields(): void {
+    writeInteger(this.id);
+    writeEntities(this.warnings);
+    writeEntity(this.doc_id);
   }
 }
 
-const RemoveOperationWire = wireConstructor(RemoveOperation, function (w) {
-  decodeOperationFields(this, w);
-  this.doc_id = checkEntity(this, 'doc_id', w[4], DocumentId);
-});
+const RemoveOperationWire = wireConstructor(
+  RemoveOperation,
+  function (id: number, warnings: readonly Warning[], docId: DocumentId) {
+    this.id = id;
+    this.warnings = warnings;
+    this.doc_id = docId;
+  },
+);
 
 export interface PartialUpdateOperationFields extends OperationFields {
   /** The item's identifier and the attributes to update. */
@@ -147,35 +160,51 @@ export class PartialUpdateOperation extends Operation {
     this.doc = checkEntity(this, 'doc', fields.doc, DocumentEntity);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): PartialUpdateOperation {
-    return new PartialUpdateOperationWire(wire);
+  static override decodeCheetahFields(): PartialUpdateOperation {
+    return new PartialUpdateOperationWire(
+      readOperationId(PartialUpdateOperation),
+      readWarnings(PartialUpdateOperation, 'warnings'),
+      readDocumentEntity(PartialUpdateOperation, 'doc'),
+    );
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.id);
-    write(this.warnings);
-    write(this.doc);
+  override encodeCheetahFields(): void {
+    writeInteger(this.id);
+    writeEntities(this.warnings);
+    writeEntity(this.doc);
   }
 }
 
-const PartialUpdateOperationWire = wireConstructor(PartialUpdateOperation, function (w) {
-  decodeOperationFields(this, w);
-  this.doc = checkEntity(this, 'doc', w[4], DocumentEntity);
-});
+const PartialUpdateOperationWire = wireConstructor(
+  PartialUpdateOperation,
+  function (id: number, warnings: readonly Warning[], doc: DocumentEntity) {
+    this.id = id;
+    this.warnings = warnings;
+    this.doc = doc;
+  },
+);
 
 /** 2.2.32 `cht::documentmessages::urlchange_operation` (type id 53): a partial update that changes the URL. */
 export class UrlchangeOperation extends PartialUpdateOperation {
   static override readonly cheetah = operationDescriptor('urlchange_operation', 53, ['doc']);
 
-  static override decodeCheetahFields(wire: CheetahWire): UrlchangeOperation {
-    return new UrlchangeOperationWire(wire);
+  static override decodeCheetahFields(): UrlchangeOperation {
+    return new UrlchangeOperationWire(
+      readOperationId(UrlchangeOperation),
+      readWarnings(UrlchangeOperation, 'warnings'),
+      readDocumentEntity(UrlchangeOperation, 'doc'),
+    );
   }
 }
 
-const UrlchangeOperationWire = wireConstructor(UrlchangeOperation, function (w) {
-  decodeOperationFields(this, w);
-  this.doc = checkEntity(this, 'doc', w[4], DocumentEntity);
-});
+const UrlchangeOperationWire = wireConstructor(
+  UrlchangeOperation,
+  function (id: number, warnings: readonly Warning[], doc: DocumentEntity) {
+    this.id = id;
+    this.warnings = warnings;
+    this.doc = doc;
+  },
+);
 
 export interface FailedOperationFields extends OperationFields {
   /** MUST be "processing"; defaults to it. */
@@ -216,29 +245,62 @@ export class FailedOperation extends Operation {
     this.err = checkEntity(this, 'err', fields.err, DocumentError);
   }
 
-  static override decodeCheetahFields(wire: CheetahWire): FailedOperation {
-    return new FailedOperationWire(wire);
+  static override decodeCheetahFields(): FailedOperation {
+    const o = FailedOperation;
+    const id = readOperationId(o);
+    const warnings = readWarnings(o, 'warnings');
+    const subsystem = mustBe(o, 'subsystem', readString(o, 'subsystem'), 'processing');
+    const state = readInt(o, 'state');
+    if (!isOperationState(state)) throw fieldTypeError(o, 'state', 'an operation_state (0..4)', state);
+    const operationType = mustBe(o, 'operation_type', readString(o, 'operation_type'), 'failed_operation');
+    const docId = readDocumentId(o, 'doc_id');
+    const err = readDocumentError(o, 'err');
+    return new FailedOperationWire(id, warnings, subsystem, state, operationType, docId, err);
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.id);
-    write(this.warnings);
-    write(this.subsystem);
-    write(this.state);
-    write(this.operation_type);
-    write(this.doc_id);
-    write(this.err);
+  override encodeCheetahFields(): void {
+    writeInteger(this.id);
+    writeEntities(this.warnings);
+    writeString(this.subsystem);
+    writeInteger(this.state);
+    writeString(this.operation_type);
+    writeEntity(this.doc_id);
+    writeEntity(this.err);
   }
 }
 
-const FailedOperationWire = wireConstructor(FailedOperation, function (w) {
-  decodeOperationFields(this, w);
-  this.subsystem = checkConstant(this, 'subsystem', w[4], 'processing');
-  this.state = checkOperationState(this, 'state', w[5]);
-  this.operation_type = checkConstant(this, 'operation_type', w[6], 'failed_operation');
-  this.doc_id = checkEntity(this, 'doc_id', w[7], DocumentId);
-  this.err = checkEntity(this, 'err', w[8], DocumentError);
-});
+const FailedOperationWire = wireConstructor(
+  FailedOperation,
+  function (
+    id: number,
+    warnings: readonly Warning[],
+    subsystem: 'processing',
+    state: OperationState,
+    operationType: 'failed_operation',
+    docId: DocumentId,
+    err: DocumentError,
+  ) {
+    this.id = id;
+    this.warnings = warnings;
+    this.subsystem = subsystem;
+    this.state = state;
+    this.operation_type = operationType;
+    this.doc_id = docId;
+    this.err = err;
+  },
+);
+
+function readOperations(owner: CheetahOwner, field: string): readonly Operation[] {
+  const n = readEntityCollectionHeader(owner, field);
+  if (n === 0) return EMPTY_COLLECTION;
+  const out = new Array<Operation>(n);
+  for (let i = 0; i < n; i++) {
+    const e = readEntity(owner, field, i);
+    if (!(e instanceof Operation)) throw fieldTypeError(owner, field, `a ${Operation.cheetah.name}`, e, i);
+    out[i] = e;
+  }
+  return out;
+}
 
 export interface OperationSetFields {
   /** Highest operation id for which the client has received all callbacks. */
@@ -262,17 +324,18 @@ export class OperationSet extends CheetahEntity {
     this.operations = checkEntities(this, 'operations', fields.operations, Operation);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): OperationSet {
-    return new OperationSetWire(wire);
+  static decodeCheetahFields(): OperationSet {
+    const completed = readLong(OperationSet, 'completed_op_id');
+    return new OperationSetWire(completed, readOperations(OperationSet, 'operations'));
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.completed_op_id);
-    write(this.operations);
+  encodeCheetahFields(): void {
+    writeInteger(this.completed_op_id);
+    writeEntities(this.operations);
   }
 }
 
-const OperationSetWire = wireConstructor(OperationSet, function (w) {
-  this.completed_op_id = checkLong(this, 'completed_op_id', w[2]);
-  this.operations = checkEntities(this, 'operations', w[3], Operation);
+const OperationSetWire = wireConstructor(OperationSet, function (completed: number, operations: readonly Operation[]) {
+  this.completed_op_id = completed;
+  this.operations = operations;
 });

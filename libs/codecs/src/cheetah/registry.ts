@@ -2,12 +2,7 @@
  * The type id / checksum tables of MS-FSCDFT 2.2 and MS-FSDPD 2.2 as a lookup from (checksum, type id) to the
  * entity class. The two namespaces reuse type ids (3 and 7), so the checksum picks the table.
  */
-import {
-  CheetahChecksumError,
-  CheetahFieldError,
-  CheetahMalformedError,
-  CheetahUnknownTypeError,
-} from './cheetah-errors';
+import { CheetahChecksumError, CheetahFieldError, CheetahUnknownTypeError } from './cheetah-errors';
 import { DocumentEntity, DocumentId } from './documents';
 import { FeedingPriority, Guarantee, GuaranteeSet } from './core-entities';
 import {
@@ -15,7 +10,6 @@ import {
   CHEETAH_DOCUMENTMESSAGES_CHECKSUM,
   type CheetahEntity,
   type CheetahEntityClass,
-  type CheetahWire,
 } from './entity';
 import {
   BoolAttribute,
@@ -34,6 +28,7 @@ import {
   StringCollection,
 } from './key-value-pairs';
 import { OperationStatusInfo, SubsystemIdSet } from './operation-status';
+import { setEntityDispatcher } from './wire-reader';
 import {
   FailedOperation,
   Operation,
@@ -99,6 +94,8 @@ export const CHEETAH_ENTITY_CLASSES: readonly CheetahEntityClass[] = Object.free
 const coreById: (CheetahEntityClass | undefined)[] = [];
 const documentMessagesById: (CheetahEntityClass | undefined)[] = [];
 for (const type of CHEETAH_ENTITY_CLASSES) {
+  // the wire writer puts the array header and the type id in one byte each
+  if (type.cheetah.fields.length > 13 || type.cheetah.typeId >= 0x80) throw new Error(`${type.cheetah.name}: layout`);
   const table = type.cheetah.checksum === CHEETAH_CORE_CHECKSUM ? coreById : documentMessagesById;
   if (table[type.cheetah.typeId] !== undefined) throw new Error(`duplicate Cheetah type id ${type.cheetah.typeId}`);
   table[type.cheetah.typeId] = type;
@@ -127,9 +124,8 @@ export function resolveCheetahClass(typeId: number, checksum: number): CheetahEn
   );
 }
 
-function arityError(type: CheetahEntityClass, w: CheetahWire): never {
+function arityError(type: CheetahEntityClass, present: number): never {
   const { name, fields } = type.cheetah;
-  const present = w.length - 2;
   if (present < fields.length) {
     const detail = `missing field (${present} of ${fields.length} fields present)`;
     throw new CheetahFieldError(name, fields[present] ?? '?', 'missing', detail);
@@ -138,103 +134,93 @@ function arityError(type: CheetahEntityClass, w: CheetahWire): never {
   throw new CheetahFieldError(name, `#${fields.length}`, 'extra', detail);
 }
 
-function unresolved(w: CheetahWire): never {
-  const typeId = w[0];
-  const checksum = w[1];
-  if (!Number.isInteger(typeId) || !Number.isInteger(checksum)) {
-    throw new CheetahMalformedError(
-      `a Cheetah extension must start with an integer type id and checksum, got ${String(typeId)}, ${String(checksum)}`,
-    );
+/**
+ * Decodes the entity whose header `[typeId, checksum` the reader just consumed, `n` fields following. One `case`
+ * per class keeps every decoder call site monomorphic; a test checks the field counts against the descriptors.
+ */
+export function decodeCheetahEntity(typeId: number, checksum: number, n: number): CheetahEntity {
+  if (checksum === CHEETAH_DOCUMENTMESSAGES_CHECKSUM) {
+    switch (typeId) {
+      case 0:
+        return n === 1 ? KeyValuePair.decodeCheetahFields() : arityError(KeyValuePair, n);
+      case 1:
+        return n === 2 ? KeyValueCollection.decodeCheetahFields() : arityError(KeyValueCollection, n);
+      case 2:
+        return n === 2 ? BoolAttribute.decodeCheetahFields() : arityError(BoolAttribute, n);
+      case 3:
+        return n === 2 ? BoolCollection.decodeCheetahFields() : arityError(BoolCollection, n);
+      case 4:
+        return n === 2 ? BytearrayAttribute.decodeCheetahFields() : arityError(BytearrayAttribute, n);
+      case 5:
+        return n === 2 ? BytearrayCollection.decodeCheetahFields() : arityError(BytearrayCollection, n);
+      case 6:
+        return n === 5 ? Warning.decodeCheetahFields() : arityError(Warning, n);
+      case 7:
+        return n === 2 ? Operation.decodeCheetahFields() : arityError(Operation, n);
+      case 11:
+        return n === 2 ? DocumentId.decodeCheetahFields() : arityError(DocumentId, n);
+      case 12:
+        return n === 2 ? DocumentEntity.decodeCheetahFields() : arityError(DocumentEntity, n);
+      case 15:
+        return n === 7 ? DocumentError.decodeCheetahFields() : arityError(DocumentError, n);
+      case 18:
+        return n === 7 ? FailedOperation.decodeCheetahFields() : arityError(FailedOperation, n);
+      case 19:
+        return n === 2 ? FloatAttribute.decodeCheetahFields() : arityError(FloatAttribute, n);
+      case 20:
+        return n === 2 ? FloatCollection.decodeCheetahFields() : arityError(FloatCollection, n);
+      case 21:
+        return n === 8 ? ProcessingError.decodeCheetahFields() : arityError(ProcessingError, n);
+      case 22:
+        return n === 8 ? FormatError.decodeCheetahFields() : arityError(FormatError, n);
+      case 26:
+        return n === 2 ? StringAttribute.decodeCheetahFields() : arityError(StringAttribute, n);
+      case 28:
+        return n === 2 ? IntegerAttribute.decodeCheetahFields() : arityError(IntegerAttribute, n);
+      case 30:
+        return n === 2 ? IntegerCollection.decodeCheetahFields() : arityError(IntegerCollection, n);
+      case 34:
+        return n === 2 ? LongAttribute.decodeCheetahFields() : arityError(LongAttribute, n);
+      case 35:
+        return n === 2 ? LongCollection.decodeCheetahFields() : arityError(LongCollection, n);
+      case 36:
+        return n === 8 ? OperationDropped.decodeCheetahFields() : arityError(OperationDropped, n);
+      case 37:
+        return n === 7 ? OperationLost.decodeCheetahFields() : arityError(OperationLost, n);
+      case 38:
+        return n === 2 ? OperationSet.decodeCheetahFields() : arityError(OperationSet, n);
+      case 39:
+        return n === 1 ? SubsystemIdSet.decodeCheetahFields() : arityError(SubsystemIdSet, n);
+      case 40:
+        return n === 6 ? OperationStatusInfo.decodeCheetahFields() : arityError(OperationStatusInfo, n);
+      case 42:
+        return n === 3 ? PartialUpdateOperation.decodeCheetahFields() : arityError(PartialUpdateOperation, n);
+      case 45:
+        return n === 3 ? RemoveOperation.decodeCheetahFields() : arityError(RemoveOperation, n);
+      case 47:
+        return n === 8 ? ServerUnavailable.decodeCheetahFields() : arityError(ServerUnavailable, n);
+      case 49:
+        return n === 2 ? StringCollection.decodeCheetahFields() : arityError(StringCollection, n);
+      case 52:
+        return n === 3 ? UpdateOperation.decodeCheetahFields() : arityError(UpdateOperation, n);
+      case 53:
+        return n === 3 ? UrlchangeOperation.decodeCheetahFields() : arityError(UrlchangeOperation, n);
+      case 54:
+        return n === 8 ? Utf8Error.decodeCheetahFields() : arityError(Utf8Error, n);
+      case 55:
+        return n === 8 ? XmlError.decodeCheetahFields() : arityError(XmlError, n);
+    }
+  } else if (checksum === CHEETAH_CORE_CHECKSUM) {
+    switch (typeId) {
+      case 3:
+        return n === 0 ? Guarantee.decodeCheetahFields() : arityError(Guarantee, n);
+      case 7:
+        return n === 1 ? FeedingPriority.decodeCheetahFields() : arityError(FeedingPriority, n);
+      case 9:
+        return n === 1 ? GuaranteeSet.decodeCheetahFields() : arityError(GuaranteeSet, n);
+    }
   }
-  return resolveCheetahClass(typeId as number, checksum as number) as never; // throws: the switch knows every class
+  return resolveCheetahClass(typeId, checksum) as never; // throws: every known pair has its case above
 }
 
-/**
- * Builds the entity a decoded extension payload `[typeId, checksum, ...fields]` stands for, checking the number
- * of fields, their types and the spec's MUSTs. One `case` per class keeps each construction site monomorphic,
- * which is what makes decoding cheap; a test checks it against CHEETAH_ENTITY_CLASSES.
- */
-export function decodeCheetahWire(w: CheetahWire): CheetahEntity {
-  if (w[1] === CHEETAH_DOCUMENTMESSAGES_CHECKSUM) {
-    switch (w[0]) {
-      case 0:
-        return w.length === 3 ? KeyValuePair.decodeCheetahFields(w) : arityError(KeyValuePair, w);
-      case 1:
-        return w.length === 4 ? KeyValueCollection.decodeCheetahFields(w) : arityError(KeyValueCollection, w);
-      case 2:
-        return w.length === 4 ? BoolAttribute.decodeCheetahFields(w) : arityError(BoolAttribute, w);
-      case 3:
-        return w.length === 4 ? BoolCollection.decodeCheetahFields(w) : arityError(BoolCollection, w);
-      case 4:
-        return w.length === 4 ? BytearrayAttribute.decodeCheetahFields(w) : arityError(BytearrayAttribute, w);
-      case 5:
-        return w.length === 4 ? BytearrayCollection.decodeCheetahFields(w) : arityError(BytearrayCollection, w);
-      case 6:
-        return w.length === 7 ? Warning.decodeCheetahFields(w) : arityError(Warning, w);
-      case 7:
-        return w.length === 4 ? Operation.decodeCheetahFields(w) : arityError(Operation, w);
-      case 11:
-        return w.length === 4 ? DocumentId.decodeCheetahFields(w) : arityError(DocumentId, w);
-      case 12:
-        return w.length === 4 ? DocumentEntity.decodeCheetahFields(w) : arityError(DocumentEntity, w);
-      case 15:
-        return w.length === 9 ? DocumentError.decodeCheetahFields(w) : arityError(DocumentError, w);
-      case 18:
-        return w.length === 9 ? FailedOperation.decodeCheetahFields(w) : arityError(FailedOperation, w);
-      case 19:
-        return w.length === 4 ? FloatAttribute.decodeCheetahFields(w) : arityError(FloatAttribute, w);
-      case 20:
-        return w.length === 4 ? FloatCollection.decodeCheetahFields(w) : arityError(FloatCollection, w);
-      case 21:
-        return w.length === 10 ? ProcessingError.decodeCheetahFields(w) : arityError(ProcessingError, w);
-      case 22:
-        return w.length === 10 ? FormatError.decodeCheetahFields(w) : arityError(FormatError, w);
-      case 26:
-        return w.length === 4 ? StringAttribute.decodeCheetahFields(w) : arityError(StringAttribute, w);
-      case 28:
-        return w.length === 4 ? IntegerAttribute.decodeCheetahFields(w) : arityError(IntegerAttribute, w);
-      case 30:
-        return w.length === 4 ? IntegerCollection.decodeCheetahFields(w) : arityError(IntegerCollection, w);
-      case 34:
-        return w.length === 4 ? LongAttribute.decodeCheetahFields(w) : arityError(LongAttribute, w);
-      case 35:
-        return w.length === 4 ? LongCollection.decodeCheetahFields(w) : arityError(LongCollection, w);
-      case 36:
-        return w.length === 10 ? OperationDropped.decodeCheetahFields(w) : arityError(OperationDropped, w);
-      case 37:
-        return w.length === 9 ? OperationLost.decodeCheetahFields(w) : arityError(OperationLost, w);
-      case 38:
-        return w.length === 4 ? OperationSet.decodeCheetahFields(w) : arityError(OperationSet, w);
-      case 39:
-        return w.length === 3 ? SubsystemIdSet.decodeCheetahFields(w) : arityError(SubsystemIdSet, w);
-      case 40:
-        return w.length === 8 ? OperationStatusInfo.decodeCheetahFields(w) : arityError(OperationStatusInfo, w);
-      case 42:
-        return w.length === 5 ? PartialUpdateOperation.decodeCheetahFields(w) : arityError(PartialUpdateOperation, w);
-      case 45:
-        return w.length === 5 ? RemoveOperation.decodeCheetahFields(w) : arityError(RemoveOperation, w);
-      case 47:
-        return w.length === 10 ? ServerUnavailable.decodeCheetahFields(w) : arityError(ServerUnavailable, w);
-      case 49:
-        return w.length === 4 ? StringCollection.decodeCheetahFields(w) : arityError(StringCollection, w);
-      case 52:
-        return w.length === 5 ? UpdateOperation.decodeCheetahFields(w) : arityError(UpdateOperation, w);
-      case 53:
-        return w.length === 5 ? UrlchangeOperation.decodeCheetahFields(w) : arityError(UrlchangeOperation, w);
-      case 54:
-        return w.length === 10 ? Utf8Error.decodeCheetahFields(w) : arityError(Utf8Error, w);
-      case 55:
-        return w.length === 10 ? XmlError.decodeCheetahFields(w) : arityError(XmlError, w);
-    }
-  } else if (w[1] === CHEETAH_CORE_CHECKSUM) {
-    switch (w[0]) {
-      case 3:
-        return w.length === 2 ? Guarantee.decodeCheetahFields(w) : arityError(Guarantee, w);
-      case 7:
-        return w.length === 3 ? FeedingPriority.decodeCheetahFields(w) : arityError(FeedingPriority, w);
-      case 9:
-        return w.length === 3 ? GuaranteeSet.decodeCheetahFields(w) : arityError(GuaranteeSet, w);
-    }
-  }
-  return unresolved(w);
-}
+setEntityDispatcher(decodeCheetahEntity);

@@ -11,15 +11,8 @@
  *   |  +- operation_dropped
  *   +- operation_lost
  */
-import {
-  type CheetahFieldWriter,
-  type CheetahWire,
-  type Writable,
-  CheetahEntity,
-  cheetahDescriptor,
-  wireConstructor,
-} from './entity';
-import { type Action } from './enums';
+import { type CheetahOwner, type Writable, CheetahEntity, cheetahDescriptor, wireConstructor } from './entity';
+import { type Action, isAction } from './enums';
 import {
   type CheetahSubsystem,
   checkAction,
@@ -28,7 +21,12 @@ import {
   checkLong,
   checkString,
   checkSubsystem,
+  fieldTypeError,
+  mustBeEmpty,
+  mustBeSubsystem,
 } from './field-checks';
+import { EMPTY_COLLECTION, readEntity, readEntityCollectionHeader, readInt, readLong, readString, readStrings } from './wire-reader';
+import { writeInteger, writeString, writeStrings } from './wire-writer';
 
 export interface WarningFields {
   readonly warning_code: number;
@@ -63,26 +61,41 @@ export class Warning extends CheetahEntity {
     this.operation_id = checkLong(this, 'operation_id', fields.operation_id);
   }
 
-  static decodeCheetahFields(wire: CheetahWire): Warning {
-    return new WarningWire(wire);
+  static decodeCheetahFields(): Warning {
+    const w = new WarningWire();
+    w.warning_code = readInt(Warning, 'warning_code');
+    w.description = readString(Warning, 'description');
+    w.subsystem = mustBeSubsystem(Warning, 'subsystem', readString(Warning, 'subsystem'));
+    w.session_id = readInt(Warning, 'session_id');
+    w.operation_id = readLong(Warning, 'operation_id');
+    return w;
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.warning_code);
-    write(this.description);
-    write(this.subsystem);
-    write(this.session_id);
-    write(this.operation_id);
+  encodeCheetahFields(): void {
+    writeInteger(this.warning_code);
+    writeString(this.description);
+    writeString(this.subsystem);
+    writeInteger(this.session_id);
+    writeInteger(this.operation_id);
   }
 }
 
-const WarningWire = wireConstructor(Warning, function (w) {
-  this.warning_code = checkInt(this, 'warning_code', w[2]);
-  this.description = checkString(this, 'description', w[3]);
-  this.subsystem = checkSubsystem(this, 'subsystem', w[4]);
-  this.session_id = checkInt(this, 'session_id', w[5]);
-  this.operation_id = checkLong(this, 'operation_id', w[6]);
-});
+const WarningWire = wireConstructor(Warning, function () {
+  // fields assigned by the decoder
+}) as unknown as new () => Writable<Warning>;
+
+/** Reads a collection of warning from the wire. */
+export function readWarnings(owner: CheetahOwner, field: string): readonly Warning[] {
+  const n = readEntityCollectionHeader(owner, field);
+  if (n === 0) return EMPTY_COLLECTION;
+  const out = new Array<Warning>(n);
+  for (let i = 0; i < n; i++) {
+    const e = readEntity(owner, field, i);
+    if (!(e instanceof Warning)) throw fieldTypeError(owner, field, `a ${Warning.cheetah.name}`, e, i);
+    out[i] = e;
+  }
+  return out;
+}
 
 export interface DocumentErrorFields {
   readonly error_code: number;
@@ -127,35 +140,62 @@ export class DocumentError extends CheetahEntity {
     this.arguments = fields.arguments === undefined ? [] : checkEmpty(this, 'arguments', fields.arguments, 'string');
   }
 
-  static decodeCheetahFields(wire: CheetahWire): DocumentError {
-    return new DocumentErrorWire(wire);
+  static decodeCheetahFields(): DocumentError {
+    return decodeErrorFields(DocumentError, new DocumentErrorWire());
   }
 
-  encodeCheetahFields(write: CheetahFieldWriter): void {
-    write(this.error_code);
-    write(this.suggested_action);
-    write(this.description);
-    write(this.subsystem);
-    write(this.session_id);
-    write(this.operation_id);
-    write(this.arguments);
+  encodeCheetahFields(): void {
+    writeInteger(this.error_code);
+    writeInteger(this.suggested_action);
+    writeString(this.description);
+    writeString(this.subsystem);
+    writeInteger(this.session_id);
+    writeInteger(this.operation_id);
+    writeStrings(this.arguments);
   }
 }
 
-/** Decodes the fields of `error` (wire positions 2..8) into any error entity. */
-function decodeErrorFields(self: Writable<DocumentError>, w: CheetahWire): void {
-  self.error_code = checkInt(self, 'error_code', w[2]);
-  self.suggested_action = checkAction(self, 'suggested_action', w[3]);
-  self.description = checkString(self, 'description', w[4]);
-  self.subsystem = checkSubsystem(self, 'subsystem', w[5]);
-  self.session_id = checkInt(self, 'session_id', w[6]);
-  self.operation_id = checkLong(self, 'operation_id', w[7]);
-  self.arguments = checkEmpty(self, 'arguments', w[8], 'string');
+/** Reads the fields of `error` into a fresh decoded instance of any error entity. */
+function decodeErrorFields<T extends Writable<DocumentError>>(owner: CheetahOwner, e: T): T {
+  e.error_code = readInt(owner, 'error_code');
+  const action = readInt(owner, 'suggested_action');
+  if (!isAction(action)) throw fieldTypeError(owner, 'suggested_action', 'an action (0..3)', action);
+  e.suggested_action = action;
+  e.description = readString(owner, 'description');
+  e.subsystem = mustBeSubsystem(owner, 'subsystem', readString(owner, 'subsystem'));
+  e.session_id = readInt(owner, 'session_id');
+  e.operation_id = readLong(owner, 'operation_id');
+  e.arguments = mustBeEmpty(owner, 'arguments', readStrings(owner, 'arguments'));
+  return e;
 }
 
-const DocumentErrorWire = wireConstructor(DocumentError, function (w) {
-  decodeErrorFields(this, w);
-});
+function decoder<T extends DocumentError>(type: abstract new (...args: never) => T): new () => Writable<T> {
+  return wireConstructor(type, function () {
+    // fields assigned by the decoder
+  }) as unknown as new () => Writable<T>;
+}
+
+const DocumentErrorWire = decoder(DocumentError);
+
+/** Reads one error entity (any subtype) from the wire. */
+export function readDocumentError(owner: CheetahOwner, field: string): DocumentError {
+  const e = readEntity(owner, field);
+  if (!(e instanceof DocumentError)) throw fieldTypeError(owner, field, `a ${DocumentError.cheetah.name}`, e);
+  return e;
+}
+
+/** Reads a collection of error entities (any subtype) from the wire. */
+export function readDocumentErrors(owner: CheetahOwner, field: string): readonly DocumentError[] {
+  const n = readEntityCollectionHeader(owner, field);
+  if (n === 0) return EMPTY_COLLECTION;
+  const out = new Array<DocumentError>(n);
+  for (let i = 0; i < n; i++) {
+    const e = readEntity(owner, field, i);
+    if (!(e instanceof DocumentError)) throw fieldTypeError(owner, field, `a ${DocumentError.cheetah.name}`, e, i);
+    out[i] = e;
+  }
+  return out;
+}
 
 function errorDescriptor(name: string, typeId: number, own: readonly string[] = []) {
   return cheetahDescriptor('documentmessages', name, typeId, [...DocumentError.cheetah.fields, ...own]);
@@ -176,99 +216,86 @@ export class ProcessingError extends DocumentError {
     this.processor = checkString(this, 'processor', fields.processor);
   }
 
-  static override decodeCheetahFields(w: CheetahWire): ProcessingError {
-    return new ProcessingErrorWire(w);
+  static override decodeCheetahFields(): ProcessingError {
+    return decodeProcessingErrorFields(ProcessingError, new ProcessingErrorWire());
   }
 
-  override encodeCheetahFields(write: CheetahFieldWriter): void {
-    super.encodeCheetahFields(write);
-    write(this.processor);
+  override encodeCheetahFields(): void {
+    super.encodeCheetahFields();
+    writeString(this.processor);
   }
 }
 
-function decodeProcessingErrorFields(self: Writable<ProcessingError>, w: CheetahWire): void {
-  decodeErrorFields(self, w);
-  self.processor = checkString(self, 'processor', w[9]);
+function decodeProcessingErrorFields<T extends Writable<ProcessingError>>(owner: CheetahOwner, e: T): T {
+  decodeErrorFields(owner, e);
+  e.processor = readString(owner, 'processor');
+  return e;
 }
 
-const ProcessingErrorWire = wireConstructor(ProcessingError, function (w) {
-  decodeProcessingErrorFields(this, w);
-});
+const ProcessingErrorWire = decoder(ProcessingError);
 
 /** 2.2.5 `cht::documentmessages::format_error` (type id 22): the item operation has an invalid format. */
 export class FormatError extends ProcessingError {
   static override readonly cheetah = errorDescriptor('format_error', 22, ['processor']);
 
-  static override decodeCheetahFields(w: CheetahWire): FormatError {
-    return new FormatErrorWire(w);
+  static override decodeCheetahFields(): FormatError {
+    return decodeProcessingErrorFields(FormatError, new FormatErrorWire());
   }
 }
 
-const FormatErrorWire = wireConstructor(FormatError, function (w) {
-  decodeProcessingErrorFields(this, w);
-});
+const FormatErrorWire = decoder(FormatError);
 
 /** 2.2.6 `cht::documentmessages::xml_error` (type id 55): the item operation contains invalid XML. */
 export class XmlError extends FormatError {
   static override readonly cheetah = errorDescriptor('xml_error', 55, ['processor']);
 
-  static override decodeCheetahFields(w: CheetahWire): XmlError {
-    return new XmlErrorWire(w);
+  static override decodeCheetahFields(): XmlError {
+    return decodeProcessingErrorFields(XmlError, new XmlErrorWire());
   }
 }
 
-const XmlErrorWire = wireConstructor(XmlError, function (w) {
-  decodeProcessingErrorFields(this, w);
-});
+const XmlErrorWire = decoder(XmlError);
 
 /** 2.2.7 `cht::documentmessages::utf8_error` (type id 54): the item operation contains invalid UTF-8. */
 export class Utf8Error extends FormatError {
   static override readonly cheetah = errorDescriptor('utf8_error', 54, ['processor']);
 
-  static override decodeCheetahFields(w: CheetahWire): Utf8Error {
-    return new Utf8ErrorWire(w);
+  static override decodeCheetahFields(): Utf8Error {
+    return decodeProcessingErrorFields(Utf8Error, new Utf8ErrorWire());
   }
 }
 
-const Utf8ErrorWire = wireConstructor(Utf8Error, function (w) {
-  decodeProcessingErrorFields(this, w);
-});
+const Utf8ErrorWire = decoder(Utf8Error);
 
 /** 2.2.8 `cht::documentmessages::server_unavailable` (type id 47): a server could not be reached while processing. */
 export class ServerUnavailable extends ProcessingError {
   static override readonly cheetah = errorDescriptor('server_unavailable', 47, ['processor']);
 
-  static override decodeCheetahFields(w: CheetahWire): ServerUnavailable {
-    return new ServerUnavailableWire(w);
+  static override decodeCheetahFields(): ServerUnavailable {
+    return decodeProcessingErrorFields(ServerUnavailable, new ServerUnavailableWire());
   }
 }
 
-const ServerUnavailableWire = wireConstructor(ServerUnavailable, function (w) {
-  decodeProcessingErrorFields(this, w);
-});
+const ServerUnavailableWire = decoder(ServerUnavailable);
 
 /** 2.2.9 `cht::documentmessages::operation_dropped` (type id 36): the operation MUST NOT be indexed. */
 export class OperationDropped extends ProcessingError {
   static override readonly cheetah = errorDescriptor('operation_dropped', 36, ['processor']);
 
-  static override decodeCheetahFields(w: CheetahWire): OperationDropped {
-    return new OperationDroppedWire(w);
+  static override decodeCheetahFields(): OperationDropped {
+    return decodeProcessingErrorFields(OperationDropped, new OperationDroppedWire());
   }
 }
 
-const OperationDroppedWire = wireConstructor(OperationDropped, function (w) {
-  decodeProcessingErrorFields(this, w);
-});
+const OperationDroppedWire = decoder(OperationDropped);
 
 /** 2.2.10 `cht::documentmessages::operation_lost` (type id 37): the operation was lost in processing or indexing. */
 export class OperationLost extends DocumentError {
   static override readonly cheetah = errorDescriptor('operation_lost', 37);
 
-  static override decodeCheetahFields(w: CheetahWire): OperationLost {
-    return new OperationLostWire(w);
+  static override decodeCheetahFields(): OperationLost {
+    return decodeErrorFields(OperationLost, new OperationLostWire());
   }
 }
 
-const OperationLostWire = wireConstructor(OperationLost, function (w) {
-  decodeErrorFields(this, w);
-});
+const OperationLostWire = decoder(OperationLost);
