@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,18 @@ import { IndexerErrorCode } from '../src/indexer-errors';
 import { startIndexer, type Indexer } from '../src/indexer';
 import { CallbackRecorder } from './callback-recorder';
 import { batch, failed, lost, partial, remove, update } from './ops';
+
+const SEARCH_CLI = 'tools/search-cli/src/main.ts';
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+/** Runs the search CLI as its own process (asynchronously: the indexer of this test answers from this process). */
+function searchCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', SEARCH_CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
 
 describe('indexer in process, on a real nats-server with the name server', () => {
   let ns: NatsServer;
@@ -149,6 +162,24 @@ describe('indexer in process, on a real nats-server with the name server', () =>
     expect((err as BadParameter).data).toMatchObject({ argument: 'query' });
     expect((err as Error).message).toMatch(/no word to search for/);
     expect(await search.count('default')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('the search CLI prints ranked hits (text and --json) and fails clearly', async () => {
+    const [text, json, empty, unknown, usage] = await Promise.all([
+      searchCli(['volcano', '--collection', 'default', '--nats', ns.url]),
+      searchCli(['volcano', '-c', 'default', '--limit', '1', '--json', '--nats', ns.url]),
+      searchCli(['***', '--nats', ns.url]),
+      searchCli(['volcano', '-c', 'nope', '--nats', ns.url]),
+      searchCli(['--limit', 'x', 'volcano']),
+    ]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^2 hits for "volcano" in default\n1\. \d+\.\d{3}  title-hit  Volcano erupts\n/);
+    expect(text.stdout).toMatch(/2\. \d+\.\d{3}  body-hit  Island news\n +The \[volcano\] was quiet/);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ query: 'volcano', collection: 'default', total: 2, hits: [{ rank: 1, id: 'title-hit', title: 'Volcano erupts' }] });
+    expect(empty).toMatchObject({ code: 1, stderr: expect.stringMatching(/no word to search for .*\[bad_parameter\]/) });
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/"nope" is not served.*\[unknown_collection\]/) });
+    expect(usage).toMatchObject({ code: 2, stderr: expect.stringMatching(/--limit must be an integer/) });
   });
 
   it('a full queue raises system_resource_error (retryable); the queued batches are all written once writes resume', async () => {

@@ -1,0 +1,104 @@
+import { parseArgs } from 'node:util';
+import type { SearchHit } from '@esp/interfaces';
+
+export const HELP = `Usage: npm run -s search -- "<query>" [options]
+
+Full-text search of what the indexer holds (indexing::search, bound at esp/subsystems/indexing/search).
+Words are ANDed, "quoted words" are a phrase, a word ending in * is a prefix (storm*). Anything else is
+just text: OR, NOT, title:x and the like are searched as words. Hits are ranked by bm25, title words count most.
+
+Options:
+  -c, --collection <name>   collection to search (default: default)
+  -n, --limit <n>           hits to show, 1 to 1000 (default: 10)
+      --offset <n>          hits to skip first (default: 0)
+      --nats <url>          NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
+      --json                print one JSON object: { query, collection, total, offset, hits: [{ rank, score, id, title, snippet }] }
+  -h, --help                show this help
+
+In the snippets, [brackets] mark the words that matched.
+Exit status: 0 on success (with or without hits), 1 when the search failed (no indexer, unknown collection, a query
+without any word), 2 on a usage error.
+`;
+
+export interface SearchOptions {
+  query: string;
+  collection: string;
+  limit: number;
+  offset: number;
+  nats: string[];
+  json: boolean;
+}
+
+export type Cli = ({ kind: 'run' } & SearchOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+
+function integer(name: string, raw: string | undefined, dflt: number, min: number, max: number): number | string {
+  if (raw === undefined) return dflt;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) return `--${name} must be an integer from ${min} to ${max}, got "${raw}"`;
+  return Number(raw);
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        collection: { type: 'string', short: 'c' },
+        limit: { type: 'string', short: 'n' },
+        offset: { type: 'string' },
+        nats: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (err) {
+    return { kind: 'error', message: (err as Error).message };
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help', text: HELP };
+  if (positionals.length === 0) return { kind: 'error', message: 'say what to search for: search "<query>"' };
+  const query = positionals.join(' ');
+  if (query.trim() === '') return { kind: 'error', message: 'the query is empty' };
+  const limit = integer('limit', values.limit, 10, 1, 1000);
+  if (typeof limit === 'string') return { kind: 'error', message: limit };
+  const offset = integer('offset', values.offset, 0, 0, 1_000_000_000);
+  if (typeof offset === 'string') return { kind: 'error', message: offset };
+  const collection = values.collection ?? 'default';
+  if (collection.trim() === '') return { kind: 'error', message: '--collection must name a collection' };
+  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  return { kind: 'run', query, collection, limit, offset, nats, json: values.json ?? false };
+}
+
+export interface SearchResult {
+  total: number;
+  hits: SearchHit[];
+}
+
+/** One line per hit: rank, score, id, title; the snippet indented below. */
+export function formatText(opts: SearchOptions, r: SearchResult): string {
+  const n = r.hits.length;
+  const head =
+    r.total === 0
+      ? `no hits for ${JSON.stringify(opts.query)} in ${opts.collection}`
+      : `${r.total} hit${r.total === 1 ? '' : 's'} for ${JSON.stringify(opts.query)} in ${opts.collection}` +
+        (n === 0 ? ` (none at offset ${opts.offset})` : n < r.total ? `, showing ${opts.offset + 1}-${opts.offset + n}` : '');
+  const width = String(opts.offset + n).length;
+  const lines = [head];
+  r.hits.forEach((h, i) => {
+    const rank = String(opts.offset + i + 1).padStart(width);
+    lines.push(`${rank}. ${h.score.toFixed(3)}  ${h.id}${h.title ? `  ${oneLine(h.title)}` : ''}`);
+    if (h.snippet) lines.push(`${' '.repeat(width + 2)}${oneLine(h.snippet)}`);
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatJson(opts: SearchOptions, r: SearchResult): string {
+  const hits = r.hits.map((h, i) => ({ rank: opts.offset + i + 1, score: h.score, id: h.id, title: h.title, snippet: h.snippet }));
+  return `${JSON.stringify({ query: opts.query, collection: opts.collection, total: r.total, offset: opts.offset, hits })}\n`;
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
