@@ -173,8 +173,8 @@ describe('indexer in process, on a real nats-server with the name server', () =>
       searchCli(['--limit', 'x', 'volcano']),
     ]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^2 hits for "volcano" in default\n1\. \d+\.\d{3}  title-hit  Volcano erupts\n/);
-    expect(text.stdout).toMatch(/2\. \d+\.\d{3}  body-hit  Island news\n +The \[volcano\] was quiet/);
+    expect(text.stdout).toMatch(/^2 hits for "volcano" in default\n1\. \d+\.\d{3} {2}title-hit {2}Volcano erupts\n/);
+    expect(text.stdout).toMatch(/2\. \d+\.\d{3} {2}body-hit {2}Island news\n +The \[volcano\] was quiet/);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ query: 'volcano', collection: 'default', total: 2, hits: [{ rank: 1, id: 'title-hit', title: 'Volcano erupts' }] });
     expect(empty).toMatchObject({ code: 1, stderr: expect.stringMatching(/no word to search for .*\[bad_parameter\]/) });
