@@ -1,0 +1,306 @@
+import { getHeapStatistics } from 'node:v8';
+import {
+  FailedOperation,
+  OperationSet,
+  OperationState,
+  OperationStatusInfo,
+  PartialUpdateOperation,
+  RemoveOperation,
+  UpdateOperation,
+  UrlchangeOperation,
+  type DocumentEntity,
+  type DocumentError,
+  type Operation,
+  type Warning,
+} from '@esp/codecs';
+import {
+  PROCESSING_SUBSYSTEM,
+  ShuttingDown,
+  SystemResourceError,
+  UserException,
+  coreSessionInterface,
+  type Aor,
+} from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import { SystemException, type Middleware } from '@esp/middleware';
+import { backoffDelay } from '@esp/timers';
+import type { PipelineSet } from './pipeline/config';
+import type { ItemLogMessage, ItemOutcome, Pipeline } from './pipeline/pipeline';
+import type { OperationKind } from './pipeline/stage';
+import type { ProcserverHandler } from './registration';
+import { statusOf, type LogMessage, type StatusState } from './status/status-state';
+
+export interface BatchProcessorOptions {
+  name: string;
+  mw: Middleware;
+  status: StatusState;
+  /** The pipelines as configured now (a reload swaps them between batches). */
+  pipelines: () => PipelineSet;
+  /** The dispatcher handle to report `processed` to. */
+  handler: () => ProcserverHandler | undefined;
+  /** A batch was processed (the Reregistration Lease sees activity). */
+  onProcessed: () => void;
+  /** procserver_handler::processed failed for good with a system exception: registration should start over. */
+  onHandlerLost: (reason: string) => void;
+  /** How long to keep retrying the indexer session on retryable errors before reporting completed=false (ms). */
+  forwardDeadlineMs: number;
+  retry: { initialMs: number; maxMs: number };
+  /** Refuse a batch (system_resource_error) while the JS heap in use is above this (default: 90 % of the heap limit). */
+  maxHeapUsedBytes?: number;
+  /** Deadline of the calls to the indexer and to procserver_handler (ms). */
+  callTimeoutMs: number;
+  log: Logger;
+}
+
+/** What a batch came with (the arguments of processor_server::process). */
+export interface BatchInput {
+  readonly next: Aor;
+  readonly session_id: number;
+  readonly collection: string;
+  readonly batch: OperationSet;
+}
+
+interface DocOperation {
+  readonly kind: OperationKind;
+  readonly doc: DocumentEntity;
+}
+
+function docOperation(op: Operation): DocOperation | undefined {
+  if (op instanceof UrlchangeOperation) return { kind: 'urlchange', doc: op.doc };
+  if (op instanceof PartialUpdateOperation) return { kind: 'partial_update', doc: op.doc };
+  if (op instanceof UpdateOperation) return { kind: 'update', doc: op.doc };
+  return undefined;
+}
+
+/** The same operation with a processed document and its warnings. */
+function withDocument(op: Operation, doc: DocumentEntity, warnings: readonly Warning[]): Operation {
+  const fields = { id: op.id, warnings, doc };
+  if (op instanceof UrlchangeOperation) return new UrlchangeOperation(fields);
+  if (op instanceof PartialUpdateOperation) return new PartialUpdateOperation(fields);
+  return new UpdateOperation(fields);
+}
+
+function itemIdOf(op: Operation): string {
+  const d = docOperation(op);
+  if (d) return d.doc.doc_id.id;
+  if (op instanceof RemoveOperation || op instanceof FailedOperation) return op.doc_id.id;
+  return `operation ${op.id}`;
+}
+
+function describeError(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+function isRetryable(err: unknown): boolean {
+  return (err instanceof SystemException || err instanceof UserException) && err.retryable;
+}
+
+const YIELD_EVERY = 64;
+
+/**
+ * processor_server::process (MS-FSDPD 3.1.4.1): one batch at a time. `accept` refuses at once (shutting_down when
+ * Terminating, system_resource_error when busy or short of memory) or takes the batch and returns; the batch then
+ * runs through the collection's pipeline, failed operations are replaced by failed_operation entities, the result
+ * goes to the indexing session, and procserver_handler::processed reports the outcome. The Status tables are
+ * written along the way.
+ */
+export class BatchProcessor {
+  private busyNow = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly maxHeapUsed: number;
+  batchesProcessed = 0;
+
+  constructor(private readonly o: BatchProcessorOptions) {
+    this.maxHeapUsed = o.maxHeapUsedBytes ?? Math.floor(getHeapStatistics().heap_size_limit * 0.9);
+  }
+
+  get busy(): boolean {
+    return this.busyNow;
+  }
+
+  /** Checks and takes a batch; throws ShuttingDown or SystemResourceError (their messages say why). */
+  accept(input: BatchInput): void {
+    const { status, name } = this.o;
+    if (status.terminating) throw new ShuttingDown(`item processor ${name} is shutting down`);
+    if (this.busyNow) {
+      throw new SystemResourceError(`item processor ${name} is busy with another batch`, { what: 'busy: one batch at a time' });
+    }
+    const heapUsed = process.memoryUsage().heapUsed;
+    if (heapUsed > this.maxHeapUsed) {
+      const what = `out of memory: ${heapUsed} bytes of JS heap in use, limit ${this.maxHeapUsed}`;
+      throw new SystemResourceError(`item processor ${name}: ${what}`, { what });
+    }
+    this.busyNow = true;
+    status.setProcessing(true);
+    const run = this.run(input).catch((err: unknown) => this.o.log.error({ err }, 'batch failed unexpectedly'));
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  /** Resolves when no batch is in flight (processed reported), or after timeoutMs. */
+  async whenIdle(timeoutMs = 30_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
+  private finishWork(): void {
+    this.busyNow = false;
+    this.o.status.setProcessing(false);
+    this.batchesProcessed++;
+    this.o.onProcessed();
+  }
+
+  private async run(input: BatchInput): Promise<void> {
+    const { status, log } = this.o;
+    const { batch, collection, session_id } = input;
+    const t0 = performance.now();
+    const heap0 = status.memoryProfile ? process.memoryUsage().heapUsed : 0;
+    const ids = batch.operations.map((op) => op.id);
+    const first = ids.length > 0 ? Math.min(...ids) : Math.max(0, batch.completed_op_id);
+    const last = ids.length > 0 ? Math.max(...ids) : first;
+    const batchId = String(first);
+    const errors: DocumentError[] = [];
+    const warnings: Warning[] = [];
+    const batchMsgs: LogMessage[] = [];
+    let out: Operation[] = [];
+    let pipelineName = '';
+    let completed = false;
+    try {
+      const pipeline = this.o.pipelines().forCollection(collection);
+      pipelineName = pipeline.name;
+      batchMsgs.push(['INFO', `${batch.operations.length} operations (${first}..${last}) of session ${session_id}, collection "${collection}", pipeline "${pipeline.name}"`]);
+      out = await this.processOperations(pipeline, input, errors, warnings);
+      if (errors.length > 0) batchMsgs.push(['ERROR', `${errors.length} operations failed: ${errors.map((e) => `${e.operation_id} (${e.description})`).join('; ')}`.slice(0, 2000)]);
+      if (warnings.length > 0) batchMsgs.push(['WARNING', `${warnings.length} warnings`]);
+      completed = await this.forward(input, new OperationSet({ completed_op_id: batch.completed_op_id, operations: out }), batchMsgs);
+    } catch (err) {
+      // a bug of ours, not of the content: the batch is not forwarded, the distributor learns completed=false
+      log.error({ err, collection, session_id }, 'batch could not be processed');
+      batchMsgs.push(['ERROR', `batch could not be processed: ${describeError(err)}`]);
+    }
+    if (status.memoryProfile) {
+      const heap = process.memoryUsage().heapUsed;
+      batchMsgs.push(['INFO', `memory: JS heap ${heap} bytes in use (${heap - heap0 >= 0 ? '+' : ''}${heap - heap0} during the batch)`]);
+    }
+    status.logBatch(batchId, { status: statusOf(batchMsgs), modified: Date.now(), msgs: batchMsgs, elapsed: (performance.now() - t0) / 1000 });
+    log.debug({ collection, session_id, first, last, pipeline: pipelineName, errors: errors.length, completed }, 'batch processed');
+
+    // not busy before `processed`: the distributor may send the next batch as soon as it has it
+    this.finishWork();
+    const report = new OperationStatusInfo({
+      first_op_id: first,
+      last_op_id: last,
+      state: OperationState.completed,
+      subsystem: PROCESSING_SUBSYSTEM,
+      errors,
+      warnings,
+    });
+    await this.reportProcessed(completed, report);
+  }
+
+  private async processOperations(pipeline: Pipeline, input: BatchInput, errors: DocumentError[], warnings: Warning[]): Promise<Operation[]> {
+    const { status } = this.o;
+    const out: Operation[] = [];
+    let n = 0;
+    for (const op of input.batch.operations) {
+      if (++n % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r)); // keep the Status server answering
+      const d = docOperation(op);
+      if (!d) {
+        // remove and failed_operation entries go on unchanged
+        out.push(op);
+        status.logItem(itemIdOf(op), { status: 'OK', modified: Date.now(), msgs: [['INFO', `${op instanceof RemoveOperation ? 'remove' : 'failed_operation'} passed on`]], elapsed: 0 });
+        continue;
+      }
+      const outcome = await pipeline.run({ id: op.id, kind: d.kind, doc: d.doc, collection: input.collection, session_id: input.session_id });
+      for (const t of outcome.stages) status.addStage(t.stage, t.ok, t);
+      status.addPipeline(pipeline.name, outcome.total.ok, outcome.total);
+      warnings.push(...outcome.warnings);
+      const opWarnings = [...op.warnings, ...outcome.warnings];
+      if (outcome.doc) {
+        out.push(withDocument(op, outcome.doc, opWarnings));
+      } else if (outcome.error) {
+        errors.push(outcome.error);
+        // the indexer learns of the failure and reports it as final (completed, with this error)
+        out.push(new FailedOperation({ id: op.id, warnings: opWarnings, state: OperationState.completed, doc_id: d.doc.doc_id, err: outcome.error }));
+      }
+      status.logItem(d.doc.doc_id.id, {
+        status: outcome.error ? 'ERROR' : outcome.warnings.length > 0 ? 'WARNING' : 'OK',
+        modified: Date.now(),
+        msgs: this.itemMessages(pipeline, outcome),
+        elapsed: outcome.total.work,
+      });
+    }
+    return out;
+  }
+
+  private itemMessages(pipeline: Pipeline, outcome: ItemOutcome): ItemLogMessage[] {
+    const { status } = this.o;
+    const msgs: ItemLogMessage[] = [];
+    if (status.loggingVerbosity === 'debug') for (const m of outcome.debug) msgs.push(['INFO', m]);
+    if (status.tracing) for (const c of outcome.changes) msgs.push(['INFO', `${c.stage}: ${c.key} ${c.change}${c.value ? ` = ${c.value}` : ''}`]);
+    for (const w of outcome.warnings) msgs.push(['WARNING', w.description]);
+    const ms = (outcome.total.work * 1000).toFixed(2);
+    if (outcome.error) msgs.push(['ERROR', `${outcome.error.processor}: ${outcome.error.description}`]);
+    else msgs.push(['INFO', `processed by pipeline "${pipeline.name}" in ${ms} ms`]);
+    return msgs;
+  }
+
+  /** coreprocessing::session::process with retries on retryable errors until the deadline. True when delivered. */
+  private async forward(input: BatchInput, batch: OperationSet, msgs: LogMessage[]): Promise<boolean> {
+    const { mw, log, retry, forwardDeadlineMs, callTimeoutMs } = this.o;
+    let session;
+    try {
+      session = mw.proxy(coreSessionInterface, input.next, { timeoutMs: callTimeoutMs });
+    } catch (err) {
+      msgs.push(['ERROR', `indexing session cannot be called: ${describeError(err)}`]);
+      return false;
+    }
+    const deadline = Date.now() + forwardDeadlineMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await session.process(batch);
+        if (attempt > 0) msgs.push(['INFO', `forwarded to the indexing session after ${attempt + 1} attempts`]);
+        return true;
+      } catch (err) {
+        const delay = backoffDelay(attempt, { ...retry, jitter: true });
+        if (!isRetryable(err) || Date.now() + delay > deadline) {
+          log.error({ err: describeError(err), attempts: attempt + 1, session: input.session_id }, 'could not forward the batch to the indexing session');
+          msgs.push(['ERROR', `not forwarded to the indexing session: ${describeError(err)} (${attempt + 1} attempts)`]);
+          return false;
+        }
+        log.warn({ err: describeError(err), attempt: attempt + 1, retry_in_ms: delay }, 'indexing session refused the batch; retrying');
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  /** procserver_handler::processed, retried a few times on retryable errors; a handler gone restarts registration. */
+  private async reportProcessed(completed: boolean, report: OperationStatusInfo): Promise<void> {
+    const { log, name, retry } = this.o;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const handler = this.o.handler();
+      if (!handler) {
+        log.error({ first: report.first_op_id, last: report.last_op_id }, 'no procserver_handler to report processed to');
+        return;
+      }
+      try {
+        await handler.processed(name, completed, report);
+        return;
+      } catch (err) {
+        if (!isRetryable(err) || attempt === 4) {
+          log.error({ err: describeError(err), first: report.first_op_id, last: report.last_op_id }, 'procserver_handler::processed failed');
+          if (err instanceof SystemException) this.o.onHandlerLost(`processed failed: ${describeError(err)}`);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt, { ...retry, jitter: true })));
+      }
+    }
+  }
+}

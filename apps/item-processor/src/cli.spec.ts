@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { parseCli } from './cli';
+
+describe('item-processor cli', () => {
+  it('defaults: NATS_URL, free status port, base port 13000, 180 s lease, no pipeline file', () => {
+    expect(parseCli([], { NATS_URL: 'nats://a:1,nats://b:2' })).toEqual({
+      kind: 'run',
+      nats: ['nats://a:1', 'nats://b:2'],
+      name: undefined,
+      host: undefined,
+      statusPort: 0,
+      statusListen: '0.0.0.0',
+      pipelineConfig: undefined,
+      basePort: 13000,
+      reregistrationLeaseMs: 180_000,
+      wait: false,
+    });
+  });
+
+  it('takes every option', () => {
+    const cli = parseCli(
+      ['--nats', 'nats://x:4222', '--name', 'p1', '--status-port', '13410', '--pipeline-config', 'p.json', '--base-port', '14000', '--reregistration-lease', '0.5', '--wait', '--host', 'h', '--status-listen', '127.0.0.1'],
+      {},
+    );
+    expect(cli).toMatchObject({ kind: 'run', nats: ['nats://x:4222'], name: 'p1', statusPort: 13410, pipelineConfig: 'p.json', basePort: 14000, reregistrationLeaseMs: 500, wait: true, host: 'h', statusListen: '127.0.0.1' });
+  });
+
+  it('--help gives the usage text', () => {
+    expect(parseCli(['--help'], {})).toMatchObject({ kind: 'help', text: expect.stringMatching(/Usage: item-processor[\s\S]*--status-port/) });
+  });
+
+  it.each([
+    [['--bogus'], /bogus/],
+    [['--status-port', 'x'], /--status-port must be an integer from 0 to 65535/],
+    [['--status-port', '70000'], /--status-port/],
+    [['--base-port', '65500'], /beyond 65535/],
+    [['--reregistration-lease', '0'], /--reregistration-lease must be a positive number/],
+    [['--name', ' '], /--name must not be empty/],
+  ])('refuses %j with a clear message', (argv, message) => {
+    expect(parseCli(argv, {})).toMatchObject({ kind: 'error', message: expect.stringMatching(message) });
+  });
+});

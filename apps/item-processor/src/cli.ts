@@ -1,0 +1,92 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_REREGISTRATION_LEASE_SECONDS } from '@esp/interfaces';
+
+export const HELP = `Usage: item-processor [options]
+
+Registers with the content distributor (MS-FSDPD 3.4.3), runs each batch it sends through the collection's
+pipeline of stages, forwards the result to the indexing session and reports processed. Serves the Status
+interface (MS-FSDPD 3.7) over XML-RPC at http://<host>:<status-port>/RPC2.
+
+Options:
+  --nats <url>                 NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
+  --name <name>                item processing component identifier (default: procserver_<host>_<pid>)
+  --host <host>                host name in the AOR and the status URL (default: this machine's hostname)
+  --status-port <port>         Status XML-RPC port; 0 picks a free one, logged at start (default: 0)
+  --status-listen <address>    address the Status server listens on (default: 0.0.0.0)
+  --pipeline-config <file>     JSON pipeline configuration (default: utf8, xml, html, normalize for every collection)
+  --base-port <port>           installation base port; processor_server is on base + 390 (default: 13000)
+  --reregistration-lease <s>   Reregistration Lease in seconds, decimals allowed (default: ${DEFAULT_REREGISTRATION_LEASE_SECONDS})
+  --wait                       keep retrying until NATS is reachable instead of failing at once
+  -h, --help                   show this help
+
+Logs "ready" with { name, status_url } once registered. SIGTERM / SIGINT: unregister (procserver_handler,
+then master_dispatcher), finish the batch in flight, drain, exit 0. The Status method Shutdown does the same.
+`;
+
+export interface RunOptions {
+  nats: string[];
+  name: string | undefined;
+  host: string | undefined;
+  statusPort: number;
+  statusListen: string;
+  pipelineConfig: string | undefined;
+  basePort: number;
+  reregistrationLeaseMs: number;
+  wait: boolean;
+}
+
+export type Cli = ({ kind: 'run' } & RunOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+
+function port(flag: string, v: string | undefined, dflt: number, min: number): number | string {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || n > 65535) return `${flag} must be an integer from ${min} to 65535, got "${v}"`;
+  return n;
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        nats: { type: 'string' },
+        name: { type: 'string' },
+        host: { type: 'string' },
+        'status-port': { type: 'string' },
+        'status-listen': { type: 'string' },
+        'pipeline-config': { type: 'string' },
+        'base-port': { type: 'string' },
+        'reregistration-lease': { type: 'string' },
+        wait: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    return { kind: 'error', message: (err as Error).message };
+  }
+  if (values.help) return { kind: 'help', text: HELP };
+  const statusPort = port('--status-port', values['status-port'], 0, 0);
+  if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };
+  const basePort = port('--base-port', values['base-port'], 13000, 1);
+  if (typeof basePort === 'string') return { kind: 'error', message: basePort };
+  if (basePort + 390 > 65535) return { kind: 'error', message: `--base-port ${basePort} + 390 is beyond 65535` };
+  const leaseText = values['reregistration-lease'];
+  const lease = leaseText === undefined ? DEFAULT_REREGISTRATION_LEASE_SECONDS : Number(leaseText);
+  if (!Number.isFinite(lease) || lease <= 0) return { kind: 'error', message: `--reregistration-lease must be a positive number of seconds, got "${leaseText}"` };
+  if (values.name !== undefined && values.name.trim() === '') return { kind: 'error', message: '--name must not be empty' };
+  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    kind: 'run',
+    nats,
+    name: values.name,
+    host: values.host,
+    statusPort,
+    statusListen: values['status-listen'] ?? '0.0.0.0',
+    pipelineConfig: values['pipeline-config'],
+    basePort,
+    reregistrationLeaseMs: Math.round(lease * 1000),
+    wait: values.wait ?? false,
+  };
+}

@@ -1,0 +1,232 @@
+import { hostname } from 'node:os';
+import {
+  DEFAULT_REREGISTRATION_LEASE_MS,
+  INTERNAL_PORT_OFFSET,
+  processorServerInterface,
+  type Aor,
+  type Implementation,
+} from '@esp/interfaces';
+import { createLogger, type Logger } from '@esp/logging';
+import { Middleware } from '@esp/middleware';
+import type { Clock } from '@esp/timers';
+import { BatchProcessor } from './batch-processor';
+import { DEFAULT_PIPELINE_CONFIG, buildPipelines, loadPipelineConfig, type PipelineConfig, type PipelineSet } from './pipeline/config';
+import { Registration } from './registration';
+import { StatusService } from './status/status-service';
+import { StatusState } from './status/status-state';
+import { XMLRPC_PATH, startXmlRpcHttpServer, type XmlRpcHttpServer } from './status/xmlrpc-http-server';
+
+/** FAST ESP's default base port; the processor_server AOR is on base port + 390. */
+export const DEFAULT_BASE_PORT = 13000;
+
+export interface ItemProcessorOptions {
+  /** NATS server URL(s) (default NATS_URL or nats://127.0.0.1:4222). */
+  nats?: string | string[];
+  /** Keep trying while NATS is not up yet (default false). */
+  waitForNats?: boolean;
+  /** The item processing component identifier (default procserver_<host>_<pid>). */
+  name?: string;
+  /** Host written into the AOR and the status URL (default: this machine's hostname). */
+  host?: string;
+  /** Port of the Status XML-RPC server; 0 picks a free one (default 0). */
+  statusPort?: number;
+  /** Address the Status server listens on (default 0.0.0.0). */
+  statusListen?: string;
+  /** Largest XML-RPC request body (default 1 MiB). */
+  statusMaxBodyBytes?: number;
+  /** A JSON file (re-read by ResetContainer / ConfigurationChanged) or a configuration object. Default: utf8, xml, html, normalize. */
+  pipelineConfig?: string | PipelineConfig;
+  /** Base port of the installation (default 13000); processor_server is on base + 390. */
+  basePort?: number;
+  /** Reregistration Lease (default 180 s). */
+  reregistrationLeaseMs?: number;
+  /** Time source of the Reregistration Lease (tests). */
+  clock?: Clock;
+  /** Backoff of registration attempts and of retries towards the indexer (default 200 ms doubling to 5 s). */
+  retry?: { initialMs: number; maxMs: number };
+  /** How long to keep retrying a refusing indexing session before reporting completed=false (default 60 s). */
+  forwardDeadlineMs?: number;
+  /** Deadline of each middleware call (default 10 s). */
+  callTimeoutMs?: number;
+  /** Refuse batches with system_resource_error above this much JS heap in use (default 90 % of the limit). */
+  maxHeapUsedBytes?: number;
+  /** How long stop() waits for the batch in flight (default 30 s). */
+  stopTimeoutMs?: number;
+  /** Called when the Status method Shutdown sets Terminating (main.ts stops the process). */
+  onShutdownRequest?: () => void;
+  logger?: Logger;
+}
+
+export interface ItemProcessor {
+  /** The item processing component identifier. */
+  readonly name: string;
+  /** http://<host>:<port>/RPC2 of the Status interface. */
+  readonly status_url: string;
+  readonly statusPort: number;
+  readonly status: StatusState;
+  readonly registration: Registration;
+  readonly batches: BatchProcessor;
+  /** The processor_server AOR once activated (at the first registration). */
+  readonly aor: Aor | undefined;
+  readonly mw: Middleware;
+  /** Resolves once registered with a content distributor (MS-FSDPD 3.4.3 completed). */
+  whenRegistered(): Promise<void>;
+  /** Sets the Terminating state of the Status interface: process then raises shutting_down. */
+  setTerminating(on: boolean): void;
+  /** Re-reads the pipeline configuration (ResetContainer does this too). False when it failed (old one kept). */
+  reloadPipelines(): boolean;
+  /**
+   * Graceful stop: Terminating, unregister (procserver_handler, then master_dispatcher: MS-FSDPD 4.1.5), finish the
+   * batch in flight, close the Status server and the middleware (calls in flight reply).
+   */
+  stop(): Promise<void>;
+}
+
+function describeError(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Starts an item processor: connects to NATS, serves the Status interface over XML-RPC, registers with the
+ * content distributor (retrying until one is there) and processes the batches it sends.
+ *
+ *   const ip = await startItemProcessor({ nats: 'nats://127.0.0.1:4222', pipelineConfig: 'pipelines.json' });
+ *   await ip.whenRegistered();
+ *   console.log(ip.name, ip.status_url);
+ *   await ip.stop();
+ */
+export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promise<ItemProcessor> {
+  const host = opts.host ?? hostname();
+  const name = opts.name ?? `procserver_${host}_${process.pid}`;
+  const log = opts.logger ?? createLogger('item-processor', { procserver: name });
+  const retry = opts.retry ?? { initialMs: 200, maxMs: 5_000 };
+  const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
+
+  const loadPipelines = (): PipelineSet => {
+    const c = opts.pipelineConfig ?? DEFAULT_PIPELINE_CONFIG;
+    return typeof c === 'string' ? loadPipelineConfig(c) : buildPipelines(c);
+  };
+  let pipelines = loadPipelines(); // a bad configuration stops the start, with the reason
+  const known = (p: PipelineSet) => ({ stages: p.stageNames(), pipelines: [...p.pipelines.keys()] });
+  const status = new StatusState(known(pipelines));
+
+  const mw = await Middleware.connect({ name: 'item-processor', servers: opts.nats, host, logger: log, waitForServer: opts.waitForNats, timeoutMs: callTimeoutMs });
+
+  let stopping: Promise<void> | undefined;
+  let aor: Aor | undefined;
+
+  const reloadPipelines = (): boolean => {
+    try {
+      pipelines = loadPipelines();
+      status.setKnown(known(pipelines));
+      status.flush();
+      log.info({ pipelines: [...pipelines.pipelines.keys()] }, 'pipeline configuration loaded');
+      return true;
+    } catch (err) {
+      log.error({ err: describeError(err) }, 'pipeline configuration not reloaded; keeping the previous one');
+      return false;
+    }
+  };
+
+  const batches: BatchProcessor = new BatchProcessor({
+    name,
+    mw,
+    status,
+    pipelines: () => pipelines,
+    handler: () => reg.dispatcherHandle,
+    onProcessed: () => reg.noteActivity(),
+    onHandlerLost: (reason) => reg.restart(reason),
+    forwardDeadlineMs: opts.forwardDeadlineMs ?? 60_000,
+    retry,
+    maxHeapUsedBytes: opts.maxHeapUsedBytes,
+    callTimeoutMs,
+    log,
+  });
+
+  const service = new StatusService(status, {
+    reinitialize: reloadPipelines,
+    shutdownRequested: () => {
+      log.info('Shutdown requested over the Status interface');
+      opts.onShutdownRequest?.();
+    },
+    leakDetect: (memory) => log.info({ memory, heap: process.memoryUsage() }, 'LeakDetect: memory usage'),
+  });
+
+  let statusServer: XmlRpcHttpServer;
+  try {
+    statusServer = await startXmlRpcHttpServer({
+      host: opts.statusListen ?? '0.0.0.0',
+      port: opts.statusPort ?? 0,
+      maxBodyBytes: opts.statusMaxBodyBytes,
+      dispatch: (method, params) => service.call(method, params),
+      log,
+    });
+  } catch (err) {
+    await mw.close();
+    throw new Error(`cannot serve the Status interface on port ${opts.statusPort ?? 0}: ${describeError(err)}`, { cause: err });
+  }
+  const status_url = `http://${host}:${statusServer.port}${XMLRPC_PATH}`;
+  log.info({ status_url, port: statusServer.port }, 'Status interface listening');
+
+  const impl: Implementation<typeof processorServerInterface> = {
+    process: (next, session_id, collection, batch) => batches.accept({ next, session_id, collection, batch }),
+    flush: async () => {
+      await batches.whenIdle();
+    },
+    reassign: () => reg.restart('processor_server::reassign'),
+  };
+
+  const reg: Registration = new Registration({
+    mw,
+    name,
+    hostname: host,
+    pid: process.pid,
+    activate: async () => {
+      if (!aor) {
+        const obj = await mw.activate(processorServerInterface, impl, {
+          object_id: `processor_server/${name}`,
+          port: (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET,
+          name,
+        });
+        aor = obj.aor;
+      }
+      return aor;
+    },
+    busy: () => batches.busy,
+    leaseMs: opts.reregistrationLeaseMs ?? DEFAULT_REREGISTRATION_LEASE_MS,
+    retry,
+    callTimeoutMs,
+    clock: opts.clock,
+    log,
+  });
+  reg.start();
+
+  const stop = async (): Promise<void> => {
+    status.terminating = true;
+    log.info('stopping: unregistering, finishing the batch in flight');
+    await reg.stop();
+    if (!(await batches.whenIdle(opts.stopTimeoutMs ?? 30_000))) log.warn('stopping with a batch still in flight');
+    await statusServer.close();
+    await mw.close();
+    log.info('stopped');
+  };
+
+  return {
+    name,
+    status_url,
+    statusPort: statusServer.port,
+    status,
+    registration: reg,
+    batches,
+    get aor() {
+      return aor;
+    },
+    mw,
+    whenRegistered: () => reg.whenRegistered(),
+    setTerminating: (on) => {
+      status.terminating = on;
+    },
+    reloadPipelines,
+    stop: () => (stopping ??= stop()),
+  };
+}

@@ -1,0 +1,235 @@
+import {
+  DISPATCHER_NAME,
+  REQUIRED_PRIORITY,
+  ResolveException,
+  dispatcherNodeName,
+  masterDispatcherInterface,
+  procserverHandlerInterface,
+  type Aor,
+  type ProxyOf,
+} from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import { SystemException, type Middleware } from '@esp/middleware';
+import { Lease, backoffDelay, systemClock, type Clock } from '@esp/timers';
+
+export type MasterDispatcher = ProxyOf<typeof masterDispatcherInterface>;
+export type ProcserverHandler = ProxyOf<typeof procserverHandlerInterface>;
+
+export interface RegistrationOptions {
+  mw: Middleware;
+  /** The item processing component identifier, unique per instance. */
+  name: string;
+  hostname: string;
+  pid: number;
+  /** Activates the processor_server object (the first time) and returns its AOR. */
+  activate: () => Promise<Aor>;
+  /** True while a batch is in flight: the Reregistration Lease then starts over instead of reregistering. */
+  busy: () => boolean;
+  /** Reregistration Lease (default 180 s, DEFAULT_REREGISTRATION_LEASE_MS). */
+  leaseMs: number;
+  /** Backoff between initialization attempts. */
+  retry: { initialMs: number; maxMs: number };
+  /** Deadline of each registration call. */
+  callTimeoutMs: number;
+  /** Time of the Reregistration Lease (tests drive it with a ManualClock). */
+  clock?: Clock;
+  log: Logger;
+}
+
+type State = 'idle' | 'initializing' | 'registered' | 'stopped';
+
+function describeError(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  return String(err);
+}
+
+/**
+ * The item processor as a client of master_dispatcher and procserver_handler (MS-FSDPD 3.4, 3.6):
+ *
+ * - initialization (3.4.3): resolve master_dispatcher at DISPATCHER_NAME, register_procserver(name),
+ *   assign_dispatcher(name) → C, resolve procserver_handler at dispatcherNodeName(C), activate processor_server,
+ *   procserver_handler::register_procserver(proxy, name, host, pid, 0). A failure of any step (a system exception,
+ *   3.4.6; or resolve_exception while no distributor is bound yet, or while assign_dispatcher's "1 when none
+ *   available" names no handler) restarts the whole procedure after a backoff, until it succeeds or stop() is called.
+ * - Reregistration Lease (3.4.2, 3.4.5): when it expires and nothing was processed since it started, unregister
+ *   from master_dispatcher, then from procserver_handler, and initialize again.
+ * - stop() (4.1.5): procserver_handler::unregister_procserver, then master_dispatcher::unregister_procserver.
+ */
+export class Registration {
+  private state: State = 'idle';
+  private master: MasterDispatcher | undefined;
+  /** The dispatcher handle (3.4.1): where `processed` goes. */
+  private handler: ProcserverHandler | undefined;
+  /** Whether we (may) be registered at the master / the handler: what stop() and reregistration undo. */
+  private atMaster = false;
+  private atHandler = false;
+  private activity = false;
+  private running: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly lease: Lease;
+  private readonly registered: Promise<void>;
+  private resolveRegistered: () => void = () => undefined;
+  /** The dispatcher identifier C of the last registration. */
+  dispatcherId: number | undefined;
+  /** How many times registration completed (1 after start, +1 per reregistration). */
+  registrations = 0;
+  /** Called after each completed registration. */
+  onRegistered: ((dispatcherId: number) => void) | undefined;
+
+  constructor(private readonly opts: RegistrationOptions) {
+    this.lease = new Lease(opts.leaseMs, () => this.onLeaseExpired(), opts.clock ?? systemClock);
+    this.registered = new Promise((resolve) => (this.resolveRegistered = resolve));
+  }
+
+  get isRegistered(): boolean {
+    return this.state === 'registered';
+  }
+
+  /** The procserver_handler proxy of the current (or last) registration. */
+  get dispatcherHandle(): ProcserverHandler | undefined {
+    return this.handler;
+  }
+
+  start(): void {
+    if (this.state !== 'idle') return;
+    this.running = this.initialize();
+  }
+
+  /** Resolves once the first registration has completed. */
+  whenRegistered(): Promise<void> {
+    return this.registered;
+  }
+
+  /** A batch was processed: the Reregistration Lease will not reregister at its next expiry. */
+  noteActivity(): void {
+    this.activity = true;
+  }
+
+  /**
+   * Unregisters and registers again now (processor_server::reassign, or the handler failed with a system exception).
+   * Ignored unless registered: an initialization in progress already does this.
+   */
+  restart(reason: string): void {
+    if (this.state !== 'registered') return;
+    this.running = this.reregister(reason);
+  }
+
+  private onLeaseExpired(): void {
+    if (this.state !== 'registered') return;
+    if (this.activity || this.opts.busy()) {
+      this.activity = false;
+      this.lease.start();
+      return;
+    }
+    this.running = this.reregister('reregistration lease expired while idle');
+  }
+
+  /** 3.4.5: unregister_procserver at the master, then at the handler, then initialization (3.4.3). */
+  private async reregister(reason: string): Promise<void> {
+    this.state = 'initializing';
+    this.lease.cancel();
+    this.opts.log.info({ reason }, 'reregistering');
+    await this.unregisterAtMaster();
+    await this.unregisterAtHandler();
+    if (this.state === 'initializing') await this.initialize();
+  }
+
+  private async initialize(): Promise<void> {
+    this.state = 'initializing';
+    for (let attempt = 0; ; attempt++) {
+      if (this.state !== 'initializing') return;
+      let step = 'resolve master_dispatcher';
+      try {
+        await this.registerOnce((s) => (step = s));
+      } catch (err) {
+        if (this.state !== 'initializing') return;
+        const delay = backoffDelay(attempt, { ...this.opts.retry, jitter: true });
+        const waiting = err instanceof ResolveException;
+        this.opts.log.warn(
+          { step, attempt: attempt + 1, retry_in_ms: delay, err: describeError(err), system_exception: err instanceof SystemException },
+          waiting
+            ? `registration: ${step} found nothing bound yet (content distributor not there?); retrying`
+            : `registration: ${step} failed; restarting initialization (MS-FSDPD 3.4.6)`,
+        );
+        await this.pause(delay);
+        continue;
+      }
+      if (this.state !== 'initializing') return; // stop() came during the last call: it unregisters
+      this.state = 'registered';
+      this.registrations++;
+      this.activity = false;
+      this.lease.start();
+      this.opts.log.info({ dispatcher_id: this.dispatcherId, registrations: this.registrations }, 'registered with the content distributor');
+      this.resolveRegistered();
+      this.onRegistered?.(this.dispatcherId ?? 0);
+      return;
+    }
+  }
+
+  private async registerOnce(at: (step: string) => void): Promise<void> {
+    const { mw, name, callTimeoutMs: timeoutMs } = this.opts;
+    at(`resolve master_dispatcher at ${DISPATCHER_NAME}`);
+    const { proxy: master } = await mw.names.resolveProxy(masterDispatcherInterface, DISPATCHER_NAME, { timeoutMs });
+    this.master = master;
+    at('master_dispatcher::register_procserver');
+    this.atMaster = true;
+    await master.register_procserver(name);
+    at('master_dispatcher::assign_dispatcher');
+    const id = await master.assign_dispatcher(name);
+    const handlerName = dispatcherNodeName(id);
+    at(`resolve procserver_handler at ${handlerName}`);
+    const { proxy: handler } = await mw.names.resolveProxy(procserverHandlerInterface, handlerName, { timeoutMs });
+    at('activate processor_server');
+    const aor = await this.opts.activate();
+    at('procserver_handler::register_procserver');
+    this.handler = handler;
+    this.atHandler = true;
+    await handler.register_procserver(aor, name, this.opts.hostname, this.opts.pid, REQUIRED_PRIORITY);
+    this.dispatcherId = id;
+  }
+
+  private async unregisterAtHandler(): Promise<void> {
+    if (!this.atHandler || !this.handler) return;
+    this.atHandler = false;
+    try {
+      await this.handler.unregister_procserver(this.opts.name);
+    } catch (err) {
+      this.opts.log.warn({ err: describeError(err) }, 'procserver_handler::unregister_procserver failed');
+    }
+  }
+
+  private async unregisterAtMaster(): Promise<void> {
+    if (!this.atMaster || !this.master) return;
+    this.atMaster = false;
+    try {
+      await this.master.unregister_procserver(this.opts.name);
+    } catch (err) {
+      this.opts.log.warn({ err: describeError(err) }, 'master_dispatcher::unregister_procserver failed');
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /**
+   * Stops registering (an initialization in progress ends after its current call) and unregisters as in
+   * MS-FSDPD 4.1.5: procserver_handler first, then master_dispatcher.
+   */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    this.lease.cancel();
+    this.wake?.();
+    await this.running?.catch(() => undefined);
+    await this.unregisterAtHandler();
+    await this.unregisterAtMaster();
+  }
+}
