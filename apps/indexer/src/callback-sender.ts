@@ -28,6 +28,7 @@ export class CallbackSender {
   private readonly pending: OutboxEntry[] = [];
   private proxy: CallbackProxy;
   private running = false;
+  private done: Promise<void> = Promise.resolve();
   private stopped = false;
   private wake: (() => void) | undefined;
   private idleWaiters: (() => void)[] = [];
@@ -67,7 +68,7 @@ export class CallbackSender {
     this.pending.push(...entries);
     if (!this.running) {
       this.running = true;
-      void this.loop();
+      this.done = this.loop();
     }
   }
 
@@ -87,10 +88,14 @@ export class CallbackSender {
     });
   }
 
-  /** Stops delivering (what is pending stays in the outbox for the next start). */
-  stop(): void {
+  /**
+   * Stops delivering (what is pending stays in the outbox for the next start). Resolves once a call in flight has
+   * returned, so that its acknowledgement is not lost.
+   */
+  stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
+    return this.done;
   }
 
   private sleep(ms: number): Promise<void> {

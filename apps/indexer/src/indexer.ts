@@ -130,7 +130,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
   } catch (err) {
     await dispatcher.shutdown();
     for (const o of objects) await mw.deactivate(o);
-    for (const s of dispatcher.sessions.values()) s.sender.stop();
+    await Promise.all([...dispatcher.sessions.values()].map((s) => s.sender.stop()));
     closeDbs();
     throw err;
   }
@@ -167,7 +167,8 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
         const delivered = await Promise.all(senders.map((s) => s.idle(closeWaitMs)));
         const owed = senders.reduce((n, s) => n + s.backlog, 0);
         if (delivered.includes(false)) log.warn({ callbacks_owed: owed }, 'closing with callbacks not delivered: they stay in the outbox for the next start');
-        for (const s of senders) s.stop();
+        // a call still in flight (a slow client) may finish within the deadline; its acknowledgement is then kept
+        await Promise.race([Promise.all(senders.map((s) => s.stop())), new Promise((r) => setTimeout(r, closeWaitMs).unref())]);
         closeDbs();
         log.info({ sessions: dispatcher.sessions.size }, 'indexer closed');
       })();

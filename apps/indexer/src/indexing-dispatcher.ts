@@ -218,7 +218,7 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
   private forgetIfDone(s: IndexingSession): void {
     if (!s.closed || s.queue.length > 0 || s.sender.backlog > 0 || this.objects.has(s.id)) return;
     if (this.sessions.get(s.id) !== s) return;
-    s.sender.stop();
+    void s.sender.stop();
     this.sessions.delete(s.id);
     s.writer.journal.deleteSession(s.id);
   }

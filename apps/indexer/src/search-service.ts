@@ -26,7 +26,12 @@ export class SearchService implements Implementation<typeof searchInterface> {
   get(collection: string, id: string): IndexedDocument | null {
     const d = this.docs(collection).get(id);
     if (!d) return null;
-    return { id: d.id, collection, attributes: d.attributes as IndexedDocument['attributes'], op_id: d.op_id, updated_at: d.updated_at };
+    const attributes = Object.create(null) as IndexedDocument['attributes']; // a key "__proto__" stays a key
+    for (const [key, value] of Object.entries(d.attributes)) {
+      // the interface's attribute values are finite numbers: a NaN / ±Infinity float attribute is given by name
+      attributes[key] = typeof value === 'number' && !Number.isFinite(value) ? String(value) : (value as IndexedDocument['attributes'][string]);
+    }
+    return { id: d.id, collection, attributes, op_id: d.op_id, updated_at: d.updated_at };
   }
 
   search(collection: string, query: string, limit: number, offset: number): { total: number; hits: SearchHit[] } {
