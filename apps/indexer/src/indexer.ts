@@ -52,7 +52,7 @@ export interface IndexerOptions {
   /** Backoff between callback attempts (ms, default 100 doubling to 5 000). */
   callbackRetryMinMs?: number;
   callbackRetryMaxMs?: number;
-  /** How long close(id) and indexer.close() wait for callbacks still owed (ms, default 5 000). */
+  /** How long close(id) and indexer.close() wait for callbacks still owed (ms, default 3 000: inside a caller's 5 s deadline). */
   closeWaitMs?: number;
   /** Bind the factory and search objects in the name server (default true). */
   bind?: boolean;
@@ -98,7 +98,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     throw err;
   }
 
-  const closeWaitMs = opts.closeWaitMs ?? 5_000;
+  const closeWaitMs = opts.closeWaitMs ?? 3_000;
   const dispatcher = new IndexingDispatcher(collections, {
     mw,
     port,

@@ -107,14 +107,19 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
       if (!s || s.closed) return;
       s.closed = true;
       s.writer.journal.setClosed(id, true, new Date().toISOString());
-      await s.drained();
-      const delivered = await s.sender.idle(this.opts.closeWaitMs);
+      // bounded: the caller has a deadline; what is not done yet is finished in the background
+      const deadline = Date.now() + this.opts.closeWaitMs;
+      const written = await Promise.race([s.drained().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), this.opts.closeWaitMs).unref())]);
+      const delivered = written && (await s.sender.idle(Math.max(0, deadline - Date.now())));
       await this.deactivate(id);
       if (delivered) {
         this.forgetIfDone(s);
         this.opts.log.info({ session: id, collection: s.collection, ...s.counts }, 'session closed');
       } else {
-        this.opts.log.warn({ session: id, collection: s.collection, callbacks_owed: s.sender.backlog }, 'session closed with callbacks still owed; delivering them in the background');
+        this.opts.log.warn(
+          { session: id, collection: s.collection, batches_queued: s.queue.length, callbacks_owed: s.sender.backlog },
+          'session closed with work still owed; finishing it in the background',
+        );
       }
     });
   }
