@@ -91,10 +91,13 @@ export class DocumentEntity extends CheetahEntity {
   }
 }
 
-const DocumentEntityWire = wireConstructor(DocumentEntity, function (docId: DocumentId, attributes: readonly KeyValuePair[]) {
-  this.doc_id = docId;
-  this.document_attributes = attributes;
-});
+const DocumentEntityWire = wireConstructor(
+  DocumentEntity,
+  function (docId: DocumentId, attributes: readonly KeyValuePair[]) {
+    this.doc_id = docId;
+    this.document_attributes = attributes;
+  },
+);
 
 /** Reads one document from the wire. */
 export function readDocumentEntity(owner: CheetahOwner, field: string): DocumentEntity {

@@ -123,10 +123,13 @@ export class KeyValueCollection extends KeyValuePair {
   }
 }
 
-const KeyValueCollectionWire = wireConstructor(KeyValueCollection, function (key: string, values: readonly KeyValuePair[]) {
-  this.key = key;
-  this.values = values;
-});
+const KeyValueCollectionWire = wireConstructor(
+  KeyValueCollection,
+  function (key: string, values: readonly KeyValuePair[]) {
+    this.key = key;
+    this.values = values;
+  },
+);
 
 export interface StringAttributeFields extends KeyValuePairFields {
   readonly value: string;
@@ -472,7 +475,10 @@ export class BytearrayCollection extends KeyValuePair {
   }
 }
 
-const BytearrayCollectionWire = wireConstructor(BytearrayCollection, function (key: string, values: readonly Uint8Array[]) {
-  this.key = key;
-  this.values = values;
-});
+const BytearrayCollectionWire = wireConstructor(
+  BytearrayCollection,
+  function (key: string, values: readonly Uint8Array[]) {
+    this.key = key;
+    this.values = values;
+  },
+);

@@ -112,7 +112,8 @@ export class OperationStatusInfo extends CheetahEntity {
     const state = readInt(o, 'state');
     if (!isOperationState(state)) throw fieldTypeError(o, 'state', 'an operation_state (0..4)', state);
     const subsystem = mustBeSubsystem(o, 'subsystem', readString(o, 'subsystem'));
-    return new OperationStatusInfoWire(first, last, state, subsystem, readDocumentErrors(o, 'errors'), readWarnings(o, 'warnings'));
+    const errors = readDocumentErrors(o, 'errors');
+    return new OperationStatusInfoWire(first, last, state, subsystem, errors, readWarnings(o, 'warnings'));
   }
 
   encodeCheetahFields(): void {

@@ -25,7 +25,15 @@ import {
   mustBeEmpty,
   mustBeSubsystem,
 } from './field-checks';
-import { EMPTY_COLLECTION, readEntity, readEntityCollectionHeader, readInt, readLong, readString, readStrings } from './wire-reader';
+import {
+  EMPTY_COLLECTION,
+  readEntity,
+  readEntityCollectionHeader,
+  readInt,
+  readLong,
+  readString,
+  readStrings,
+} from './wire-reader';
 import { writeInteger, writeString, writeStrings } from './wire-writer';
 
 export interface WarningFields {
