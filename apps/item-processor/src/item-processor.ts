@@ -98,7 +98,7 @@ function describeError(err: unknown): string {
 export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promise<ItemProcessor> {
   const host = opts.host ?? hostname();
   const name = opts.name ?? `procserver_${host}_${process.pid}`;
-  const log = opts.logger ?? createLogger('item-processor', { procserver: name });
+  const log = (opts.logger ?? createLogger('item-processor')).child({ procserver: name });
   const retry = opts.retry ?? { initialMs: 200, maxMs: 5_000 };
   const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
 
@@ -110,7 +110,7 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
   const known = (p: PipelineSet) => ({ stages: p.stageNames(), pipelines: [...p.pipelines.keys()] });
   const status = new StatusState(known(pipelines));
 
-  const mw = await Middleware.connect({ name: 'item-processor', servers: opts.nats, host, logger: log, waitForServer: opts.waitForNats, timeoutMs: callTimeoutMs });
+  const mw = await Middleware.connect({ name: `item-processor/${name}`, servers: opts.nats, host, logger: log, waitForServer: opts.waitForNats, timeoutMs: callTimeoutMs });
 
   let stopping: Promise<void> | undefined;
   let aor: Aor | undefined;

@@ -73,8 +73,6 @@ export class Registration {
   dispatcherId: number | undefined;
   /** How many times registration completed (1 after start, +1 per reregistration). */
   registrations = 0;
-  /** Called after each completed registration. */
-  onRegistered: ((dispatcherId: number) => void) | undefined;
 
   constructor(private readonly opts: RegistrationOptions) {
     this.lease = new Lease(opts.leaseMs, () => this.onLeaseExpired(), opts.clock ?? systemClock);
@@ -161,7 +159,6 @@ export class Registration {
       this.lease.start();
       this.opts.log.info({ dispatcher_id: this.dispatcherId, registrations: this.registrations }, 'registered with the content distributor');
       this.resolveRegistered();
-      this.onRegistered?.(this.dispatcherId ?? 0);
       return;
     }
   }
