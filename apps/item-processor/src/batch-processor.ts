@@ -162,9 +162,13 @@ export class BatchProcessor {
     const { batch, collection, session_id } = input;
     const t0 = performance.now();
     const heap0 = status.memoryProfile ? process.memoryUsage().heapUsed : 0;
-    const ids = batch.operations.map((op) => op.id);
-    const first = ids.length > 0 ? Math.min(...ids) : Math.max(0, batch.completed_op_id);
-    const last = ids.length > 0 ? Math.max(...ids) : first;
+    // an empty batch reports completed_op_id (ids at or below it are final already)
+    let first = batch.operations.length > 0 ? Number.MAX_SAFE_INTEGER : Math.max(0, batch.completed_op_id);
+    let last = batch.operations.length > 0 ? 0 : first;
+    for (const op of batch.operations) {
+      if (op.id < first) first = op.id;
+      if (op.id > last) last = op.id;
+    }
     const batchId = String(first);
     const errors: DocumentError[] = [];
     const warnings: Warning[] = [];

@@ -202,6 +202,14 @@ describe('processor_server::process (MS-FSDPD 3.1.4.1) with a fake indexing sess
     expect(ip.status.batchLog.get('600')).toMatchObject({ status: 'ERROR' });
   });
 
+  it('an empty batch is forwarded as is and reported with first = last = completed_op_id', async () => {
+    const before = cd.processed.length;
+    await cd.processor(NAME).process(indexer.aor, 14, 'news', new OperationSet({ completed_op_id: 77, operations: [] }), INDEXING);
+    const p = await cd.nextProcessed(before);
+    expect(p).toMatchObject({ completed: true, status: { first_op_id: 77, last_op_id: 77, errors: [], warnings: [] } });
+    expect(indexer.batches.at(-1)).toMatchObject({ completed_op_id: 77, operations: [] });
+  });
+
   it('out of memory (heap above the limit): system_resource_error saying so', async () => {
     const tight = await startItemProcessor({ nats: ns.url, name: 'ip-tight', statusListen: '127.0.0.1', maxHeapUsedBytes: 1, retry: { initialMs: 20, maxMs: 200 } });
     try {
