@@ -173,4 +173,19 @@ describe('cheetah codec', () => {
   it('encode - msgpackr failures become CheetahEncodeError', () => {
     expect(() => encodeCheetah(2n ** 80n)).toThrow(CheetahEncodeError);
   });
+
+  it('encode - a field changed behind the types after construction is refused, not written as garbage', () => {
+    const cases: [CheetahEntity, string, unknown][] = [
+      [new IntegerAttribute({ key: 'k', value: 1 }), 'value', 'one'],
+      [new IntegerAttribute({ key: 'k', value: 1 }), 'key', 7],
+      [new FloatAttribute({ key: 'k', value: 1 }), 'value', '1'],
+      [sample(), 'operations', [{ id: 1 }]],
+    ];
+    for (const [entity, field, value] of cases) {
+      (entity as unknown as Record<string, unknown>)[field] = value;
+      expect(() => encodeCheetah({ wrapped: [entity] })).toThrow(CheetahEncodeError);
+    }
+    // the shared Packr still works afterwards
+    expect(decodeCheetah(encodeCheetah(sample()))).toStrictEqual(sample());
+  });
 });

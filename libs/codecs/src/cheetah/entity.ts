@@ -76,8 +76,9 @@ export function cheetahOwnerName(owner: CheetahOwner): string {
 /**
  * A decoder constructor for `type`: a plain function whose `prototype` is the class's prototype, so that its
  * instances are instances of `type` (and of its parents) but are built by one flat function instead of the
- * class's constructor chain (which costs more than the checks themselves). `init` receives checked values and
- * must assign exactly the fields the class constructor does, in the same order.
+ * class's constructor chain (which costs more than the checks themselves). The decoder reads and checks the
+ * values; `init` (or the decoder, on the fresh instance) assigns exactly the fields the class constructor does, in
+ * the same order.
  */
 export function wireConstructor<T extends CheetahEntity, A extends unknown[]>(
   type: abstract new (...args: never) => T,

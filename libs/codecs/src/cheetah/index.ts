@@ -11,7 +11,10 @@
  *
  * Fields keep the spec's snake_case names; constructors and the decoder check types and the spec's MUSTs and
  * throw CheetahFieldError / CheetahConstraintError. int is a 32-bit integer, longint a safe-integer number, float
- * a number, bytearray a Uint8Array; collections are arrays (kept, not copied).
+ * a number (float64 on the wire), bytearray a Uint8Array; collections are readonly arrays (a constructor keeps the
+ * array it is given; a decoded empty collection is one shared frozen array). Decode with decodeCheetah, which
+ * turns every failure into a CodecError subclass; msgpackr's registry is process-wide, so any Packr/Unpackr reads
+ * and writes entities once this module is loaded (extension type CHEETAH_EXT_TYPE, 0x43).
  */
 export {
   CheetahChecksumError,
@@ -50,11 +53,72 @@ export {
   GuaranteeSet,
   type GuaranteeSetFields,
 } from './core-entities';
-export * from './key-value-pairs';
-export * from './documents';
-export * from './warnings-and-errors';
-export * from './operations';
-export * from './operation-status';
+export {
+  BoolAttribute,
+  type BoolAttributeFields,
+  BoolCollection,
+  type BoolCollectionFields,
+  BytearrayAttribute,
+  type BytearrayAttributeFields,
+  BytearrayCollection,
+  type BytearrayCollectionFields,
+  FloatAttribute,
+  type FloatAttributeFields,
+  FloatCollection,
+  type FloatCollectionFields,
+  IntegerAttribute,
+  type IntegerAttributeFields,
+  IntegerCollection,
+  type IntegerCollectionFields,
+  KeyValueCollection,
+  type KeyValueCollectionFields,
+  KeyValuePair,
+  type KeyValuePairFields,
+  LongAttribute,
+  type LongAttributeFields,
+  LongCollection,
+  type LongCollectionFields,
+  StringAttribute,
+  type StringAttributeFields,
+  StringCollection,
+  type StringCollectionFields,
+} from './key-value-pairs';
+export { DocumentEntity, type DocumentEntityFields, DocumentId, type DocumentIdFields } from './documents';
+export {
+  DocumentError,
+  type DocumentErrorFields,
+  FormatError,
+  OperationDropped,
+  OperationLost,
+  ProcessingError,
+  type ProcessingErrorFields,
+  ServerUnavailable,
+  Utf8Error,
+  Warning,
+  type WarningFields,
+  XmlError,
+} from './warnings-and-errors';
+export {
+  FailedOperation,
+  type FailedOperationFields,
+  Operation,
+  type OperationFields,
+  OperationSet,
+  type OperationSetFields,
+  PartialUpdateOperation,
+  type PartialUpdateOperationFields,
+  RemoveOperation,
+  type RemoveOperationFields,
+  UpdateOperation,
+  type UpdateOperationFields,
+  UrlchangeOperation,
+} from './operations';
+export {
+  OperationStatusInfo,
+  type OperationStatusInfoFields,
+  SubsystemIdSet,
+  type SubsystemIdSetFields,
+} from './operation-status';
 export { CHEETAH_ENTITY_CLASSES, findCheetahClass, resolveCheetahClass } from './registry';
 export {
   CHEETAH_EXT_TYPE,

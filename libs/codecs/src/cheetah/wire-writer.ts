@@ -7,7 +7,8 @@
  * Formats: integers in the smallest MessagePack integer format (int64/uint64 beyond 32 bits), floats always as
  * float64 (so -0 and NaN survive), strings as UTF-8 str, byte arrays as bin.
  */
-import { type CheetahEntity, cheetahDescriptorOf } from './entity';
+import { CheetahEncodeError } from './cheetah-errors';
+import { CheetahEntity, cheetahDescriptorOf } from './entity';
 
 let buf = Buffer.allocUnsafeSlow(64 * 1024);
 let view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -59,8 +60,14 @@ export function writeArrayHeader(n: number): void {
   }
 }
 
+/** A field changed behind the types' back after construction (the constructor checked it). */
+function notEncodable(what: string, v: unknown): CheetahEncodeError {
+  return new CheetahEncodeError(`cannot encode ${typeof v} ${String(v)} as ${what}`);
+}
+
 /** Any safe integer (int and longint fields). */
 export function writeInteger(v: number): void {
+  if (!Number.isSafeInteger(v)) throw notEncodable('an integer', v);
   ensure(9);
   if (v >= 0) {
     if (v < 0x80) {
@@ -104,6 +111,7 @@ export function writeInteger(v: number): void {
 }
 
 export function writeFloat(v: number): void {
+  if (typeof v !== 'number') throw notEncodable('a float', v);
   ensure(9);
   buf[pos] = 0xcb;
   view.setFloat64(pos + 1, v);
@@ -111,11 +119,13 @@ export function writeFloat(v: number): void {
 }
 
 export function writeBool(v: boolean): void {
+  if (typeof v !== 'boolean') throw notEncodable('a bool', v);
   ensure(1);
   buf[pos++] = v ? 0xc3 : 0xc2;
 }
 
 export function writeString(s: string): void {
+  if (typeof s !== 'string') throw notEncodable('a string', s);
   const n = s.length;
   if (n < 32) {
     // ASCII fast path as fixstr; anything else falls through to the general path
@@ -154,6 +164,7 @@ export function writeString(s: string): void {
 }
 
 export function writeBytes(b: Uint8Array): void {
+  if (!(b instanceof Uint8Array)) throw notEncodable('a bytearray', b);
   const n = b.length;
   ensure(5 + n);
   if (n < 0x100) {
@@ -177,6 +188,7 @@ export function writeBytes(b: Uint8Array): void {
 
 /** `[typeId, checksum, ...fields]` of the entity's most derived class. */
 export function writeEntity(e: CheetahEntity): void {
+  if (!(e instanceof CheetahEntity)) throw notEncodable('a Cheetah entity', e);
   const d = cheetahDescriptorOf(e);
   ensure(7);
   buf[pos] = 0x90 | (d.fields.length + 2); // fewer than 14 fields and type ids below 0x80: checked by the registry
