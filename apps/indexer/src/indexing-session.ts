@@ -1,7 +1,8 @@
 /**
  * One indexing session (`coreprocessing::session`): a bounded queue of batches for its collection's writer, and a
- * callback sender to the content client. process() only queues: it returns at once, and the client hears
- * "secured" once the batch is on disk, then the final status.
+ * callback sender to the content client. process() resolves once its batch is committed (fsynced), so the item
+ * processor's `processed` means the batch is durable here: a crash of the indexer before the commit fails the call,
+ * and the batch is not lost silently. The client hears "secured", then the final status.
  *
  *   const s = new IndexingSession(7, writer, sender, { maxQueuedBatches: 64, maxPendingCallbacks: 1024 }, log);
  *   await s.process(batch);       // queued, or system_resource_error when full (retry later)
@@ -27,6 +28,8 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
   closed = false;
   readonly counts = { batches: 0, completed: 0, failed: 0, lost: 0, ignored: 0 };
   private drainWaiters: (() => void)[] = [];
+  private enqueued = 0;
+  private commitWaiters: { seq: number; resolve: () => void }[] = [];
 
   constructor(
     readonly id: number,
@@ -40,7 +43,7 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
     return this.writer.collection;
   }
 
-  process(batch: OperationSet): void {
+  process(batch: OperationSet): Promise<void> {
     if (this.closed) throw new UnknownSession(`indexing session ${this.id} is closed`, { session: this.id });
     if (this.queue.length >= this.limits.maxQueuedBatches) {
       throw new SystemResourceError(`indexing session ${this.id}: ${this.queue.length} batches are waiting to be written (the most it queues); retry shortly`, {
@@ -55,7 +58,10 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
       });
     }
     this.queue.push(batch);
+    const seq = ++this.enqueued;
+    const written = new Promise<void>((resolve) => this.commitWaiters.push({ seq, resolve }));
     this.writer.kick(this);
+    return written;
   }
 
   /** Resolves once every batch queued so far is committed. */
@@ -72,6 +78,11 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
     this.counts.ignored += result.ignored.length;
     if (result.ignored.length > 0) this.log.info({ ops: result.ignored.length, first: result.ignored[0] }, 'late copies of operations already final: ignored');
     this.sender.enqueue(entries);
+    // every batch no longer queued is committed
+    const committedSeq = this.enqueued - this.queue.length;
+    const done = this.commitWaiters.filter((w) => w.seq <= committedSeq);
+    this.commitWaiters = this.commitWaiters.filter((w) => w.seq > committedSeq);
+    for (const w of done) w.resolve();
     if (this.queue.length === 0) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];

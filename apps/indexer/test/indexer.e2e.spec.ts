@@ -186,15 +186,23 @@ describe('indexer in process, on a real nats-server with the name server', () =>
     const cb = await recorder();
     const session = client.proxy(coreSessionInterface, await factory.create(3, 'default', cb.aor));
     const release = indexer.holdWrites();
+    // process resolves only once its batch is committed, so these stay pending while writes are held
+    let queued: Promise<unknown>[] = [];
     try {
-      await Promise.all(Array.from({ length: 64 }, (_, i) => session.process(batch(0, update(i + 1, `q-${i + 1}`, { title: `queued ${i + 1}` })))));
+      queued = Array.from({ length: 64 }, (_, i) => session.process(batch(0, update(i + 1, `q-${i + 1}`, { title: `queued ${i + 1}` }))));
+      let settled = 0;
+      for (const q of queued) void q.then(() => settled++, () => settled++);
+      await waitFor(() => indexer.sessionIds().includes(3) && true, { what: 'session' });
+      await new Promise((r) => setTimeout(r, 300));
       const err = await session.process(batch(0, update(65, 'q-65', {}))).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SystemResourceError);
       expect((err as SystemResourceError).retryable).toBe(true);
+      expect(settled).toBe(0); // not one is acknowledged before it is on disk
       expect(cb.acked).toEqual([]); // nothing is secured while nothing is written
     } finally {
       release();
     }
+    await Promise.all(queued);
     await waitFor(() => cb.acked.length >= 128, { what: '64 secured + 64 completed' });
     expect(Object.values(cb.finalCounts(Array.from({ length: 64 }, (_, i) => i + 1))).every((n) => n === 1)).toBe(true);
     expect(cb.securedBeforeCompleted()).toBe(true);
@@ -225,10 +233,12 @@ describe('indexer in process, on a real nats-server with the name server', () =>
     const cb = await recorder();
     const session = client.proxy(coreSessionInterface, await factory.create(5, 'news', cb.aor));
     const release = indexer.holdWrites();
-    await session.process(batch(0, update(1, 'closing-1', { title: 'written before close' })));
+    const written = session.process(batch(0, update(1, 'closing-1', { title: 'written before close' })));
+    await new Promise((r) => setTimeout(r, 100));
     const closing = factory.close(5);
     await new Promise((r) => setTimeout(r, 50));
     release();
+    await written;
     await closing;
     expect(cb.briefs()).toEqual(['secured 1-1', 'completed 1-1']);
     expect(await search.get('news', 'closing-1')).not.toBeNull();
