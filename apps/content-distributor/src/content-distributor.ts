@@ -408,7 +408,10 @@ export class ContentDistributor {
           if (!s) throw new UnknownSession(`session ${id} is closed`);
           return this.dispatch(s, batch);
         },
-        close: () => this.destroySessionHere(id),
+        // the close call is in flight on this very object, which deactivation drains: finish after replying
+        close: () => {
+          setImmediate(() => void this.destroySessionHere(id));
+        },
       },
       `session_${id}`,
       '',
@@ -424,7 +427,7 @@ export class ContentDistributor {
     if (!s) return;
     this.sessions.delete(id);
     s.callbacks?.close();
-    await this.mw.deactivate(s.object as unknown as ServerObject<InterfaceDef>);
+    await this.mw.deactivate(s.object);
     try {
       const { proxy: factory } = await this.mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 5000 });
       await factory.close(id);

@@ -132,6 +132,8 @@ export class BatchProcessor {
     }
     this.busyNow = true;
     status.setProcessing(true);
+    const ops = input.batch.operations;
+    this.o.log.debug({ session_id: input.session_id, collection: input.collection, first: ops[0]?.id, last: ops[ops.length - 1]?.id, ops: ops.length }, 'batch accepted');
     const run = this.run(input).catch((err: unknown) => this.o.log.error({ err }, 'batch failed unexpectedly'));
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));

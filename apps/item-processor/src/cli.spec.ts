@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCli } from './cli';
 
 describe('item-processor cli', () => {
-  it('defaults: NATS_URL, free status port, base port 13000, 180 s lease, no pipeline file', () => {
+  it('defaults: NATS_URL, free status port, base port 16000, 180 s lease, no pipeline file', () => {
     expect(parseCli([], { NATS_URL: 'nats://a:1,nats://b:2' })).toEqual({
       kind: 'run',
       nats: ['nats://a:1', 'nats://b:2'],
@@ -11,7 +11,7 @@ describe('item-processor cli', () => {
       statusPort: 0,
       statusListen: '0.0.0.0',
       pipelineConfig: undefined,
-      basePort: 13000,
+      basePort: 16000,
       reregistrationLeaseMs: 180_000,
       wait: false,
     });

@@ -14,7 +14,7 @@ Options:
   --status-port <port>         Status XML-RPC port; 0 picks a free one, logged at start (default: 0)
   --status-listen <address>    address the Status server listens on (default: 0.0.0.0)
   --pipeline-config <file>     JSON pipeline configuration (default: utf8, xml, html, normalize for every collection)
-  --base-port <port>           installation base port; processor_server is on base + 390 (default: 13000)
+  --base-port <port>           installation base port; processor_server is on base + 390 (default: 16000)
   --reregistration-lease <s>   Reregistration Lease in seconds, decimals allowed (default: ${DEFAULT_REREGISTRATION_LEASE_SECONDS})
   --wait                       keep retrying until NATS is reachable instead of failing at once
   -h, --help                   show this help
@@ -69,7 +69,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (values.help) return { kind: 'help', text: HELP };
   const statusPort = port('--status-port', values['status-port'], 0, 0);
   if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };
-  const basePort = port('--base-port', values['base-port'], 13000, 1);
+  const basePort = port('--base-port', values['base-port'], 16000, 1);
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
   if (basePort + 390 > 65535) return { kind: 'error', message: `--base-port ${basePort} + 390 is beyond 65535` };
   const leaseText = values['reregistration-lease'];

@@ -17,7 +17,7 @@ import { StatusState } from './status/status-state';
 import { XMLRPC_PATH, startXmlRpcHttpServer, type XmlRpcHttpServer } from './status/xmlrpc-http-server';
 
 /** FAST ESP's default base port; the processor_server AOR is on base port + 390. */
-export const DEFAULT_BASE_PORT = 13000;
+export const DEFAULT_BASE_PORT = 16000;
 
 export interface ItemProcessorOptions {
   /** NATS server URL(s) (default NATS_URL or nats://127.0.0.1:4222). */
@@ -36,7 +36,7 @@ export interface ItemProcessorOptions {
   statusMaxBodyBytes?: number;
   /** A JSON file (re-read by ResetContainer / ConfigurationChanged) or a configuration object. Default: utf8, xml, html, normalize. */
   pipelineConfig?: string | PipelineConfig;
-  /** Base port of the installation (default 13000); processor_server is on base + 390. */
+  /** Base port of the installation (default 16000); processor_server is on base + 390. */
   basePort?: number;
   /** Reregistration Lease (default 180 s). */
   reregistrationLeaseMs?: number;

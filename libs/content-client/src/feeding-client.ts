@@ -44,6 +44,8 @@ export interface FeedingClientOptions {
   maxResubmits?: number;
   /** Called once per document when it reaches its final outcome. */
   onOutcome?: (docId: string, outcome: DocumentOutcome) => void;
+  /** Called with every callback as it arrives (received, secured, completed, lost), before it is applied. */
+  onStatus?: (status: OperationStatusInfo) => void;
   timeoutMs?: number;
 }
 
@@ -250,6 +252,7 @@ export class FeedingClient {
   }
 
   private onCallback(status: OperationStatusInfo): void {
+    this.opts.onStatus?.(status);
     const { first_op_id: first, last_op_id: last, state, subsystem } = status;
     const errorsByOp = new Map<number, DocumentError>();
     for (const e of status.errors) errorsByOp.set(e.operation_id, e);
@@ -327,6 +330,6 @@ export class FeedingClient {
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'session close failed');
     }
-    await this.opts.mw.deactivate(this.callbackObject as unknown as Parameters<Middleware['deactivate']>[0]);
+    await this.opts.mw.deactivate(this.callbackObject);
   }
 }

@@ -103,8 +103,8 @@ export class Middleware {
     return obj;
   }
 
-  async deactivate(obj: ServerObject<InterfaceDef>): Promise<void> {
-    this.objects.delete(obj);
+  async deactivate<I extends InterfaceDef>(obj: ServerObject<I>): Promise<void> {
+    this.objects.delete(obj as unknown as ServerObject<InterfaceDef>);
     await obj.deactivate();
   }
 

@@ -243,3 +243,17 @@ describe('pipeline', () => {
     expect(out.doc?.document_attributes[0]).toBeInstanceOf(StringAttribute);
   });
 });
+
+describe('fail stage: delay', () => {
+  it('holds up the items it is told to, and only those', async () => {
+    const { createFailStage, failOptions } = await import('./stages/fail');
+    const stage = createFailStage('slow', failOptions.parse({ delay_ms: 120, delay_id_pattern: '^slow' }));
+    const ctx = (id: string) => ({ doc: { id }, warn: () => undefined, debug: () => undefined }) as unknown as Parameters<typeof stage.process>[0];
+    let t0 = performance.now();
+    await stage.process(ctx('slow-1'));
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(100);
+    t0 = performance.now();
+    await stage.process(ctx('fast-1'));
+    expect(performance.now() - t0).toBeLessThan(50);
+  });
+});

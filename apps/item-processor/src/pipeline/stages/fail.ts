@@ -17,6 +17,9 @@ export const failOptions = z.strictObject({
   description: z.string().default('failed on purpose (fail stage)'),
   /** Add a warning to items whose document id matches this pattern. */
   warn_id_pattern: regexSource().optional(),
+  /** Hold each item whose document id matches delay_id_pattern (all items without one) this long: a slow processor. */
+  delay_ms: z.number().int().min(0).max(600_000).default(0),
+  delay_id_pattern: regexSource().optional(),
 });
 export type FailOptions = z.output<typeof failOptions>;
 
@@ -32,16 +35,18 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-/** fail: a stage for tests and drills that fails (or warns about) chosen items. */
+/** fail: a stage for tests and drills that fails (or warns about, or holds up) chosen items. */
 export function createFailStage(name: string, o: FailOptions): Stage {
   const idRe = o.id_pattern === undefined ? undefined : new RegExp(o.id_pattern, o.flags);
   const warnRe = o.warn_id_pattern === undefined ? undefined : new RegExp(o.warn_id_pattern, o.flags);
+  const delayRe = o.delay_id_pattern === undefined ? undefined : new RegExp(o.delay_id_pattern, o.flags);
   const random = seededRandom(o.seed);
   return {
     name,
     type: 'fail',
-    process(ctx: StageContext) {
+    async process(ctx: StageContext) {
       const id = ctx.doc.id;
+      if (o.delay_ms > 0 && (delayRe?.test(id) ?? true)) await new Promise((r) => setTimeout(r, o.delay_ms));
       if (warnRe?.test(id)) ctx.warn(`warning on purpose for "${id}"`);
       const chosen = (idRe?.test(id) ?? false) || (o.probability > 0 && random() < o.probability);
       if (!chosen) return;

@@ -26,7 +26,7 @@ export const STAGE_TYPES: Readonly<Record<string, StageType<z.ZodType>>> = Objec
   normalize: stageType({ options: normalizeOptions, create: createNormalizeStage, doc: 'Unicode NFC/NFKC, whitespace, control characters' }),
   map: stageType({ options: mapOptions, create: createMapStage, doc: 'copy / rename / remove / set attributes' }),
   drop: stageType({ options: dropOptions, create: createDropStage, doc: 'operation_dropped when an attribute matches a pattern' }),
-  fail: stageType({ options: failOptions, create: createFailStage, doc: 'fails (or warns about) chosen items: for tests and drills' }),
+  fail: stageType({ options: failOptions, create: createFailStage, doc: 'fails, warns about or holds up chosen items: for tests and drills' }),
 });
 
 export { extractHtml } from './html';
