@@ -13,6 +13,7 @@ export { NameServerClient } from './name-server-client';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
 export { serveNameServer } from './name-server-host';
 export { RawBus, type RawMessage } from './raw-bus';
+export { packValue, unpackValue } from './wire-envelope';
 export {
   SystemException,
   ObjectNotExist,

@@ -1,0 +1,106 @@
+/**
+ * bench:feed — documents of about 1 KB, batches of 100, through 1 content distributor, 2 item processors and 1
+ * indexer (separate processes) until every one is completed (searchable), against a baseline in the same run: the
+ * same documents as plain NATS requests to a subscriber that does the same store writes (the indexer's SQLite store,
+ * one transaction per batch, answered once committed).
+ *
+ *   npm run bench:feed [-- --docs 20000 --rounds 2]
+ *
+ * Prints feed_docs_per_s and baseline_docs_per_s; last line feed_vs_baseline=<feed / baseline>.
+ * Goals: ratio >= 0.5 and >= 10,000 docs/s.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { FeedingClient, type FeedDocument } from '@esp/content-client';
+import { createLogger } from '@esp/logging';
+import { Middleware, packValue, RawBus, unpackValue } from '@esp/middleware';
+import { ChildService, NatsServer } from '@esp/testing';
+import { fmt, median } from './stats';
+
+const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, inflight: { type: 'string', default: '8' } } });
+const DOCS = Number(values.docs);
+const ROUNDS = Number(values.rounds);
+const INFLIGHT = Number(values.inflight);
+const BATCH = 100;
+const WORDS = 'the quick brown fox jumps over the lazy dog while seven wizards quietly hex jolly zebras and boxing kangaroos'.split(' ');
+
+function makeDoc(round: number, i: number): FeedDocument {
+  let body = '';
+  for (let k = 0; body.length < 1000; k++) body += WORDS[(i + k * 7) % WORDS.length] + ' ';
+  return { id: `r${round}-doc-${i}`, attributes: { title: `Document ${i} of round ${round}`, body, content_type: 'text/plain' } };
+}
+
+const log = createLogger('bench-feed', {}, { level: 'warn' });
+// info, not less: services say "ready" at info; nothing per document is logged at info
+const childEnv = { LOG_LEVEL: 'info' };
+
+async function main(): Promise<void> {
+  const ns = await NatsServer.start();
+  const dir = mkdtempSync(join(tmpdir(), 'esp-bench-feed-'));
+  const procs: ChildService[] = [];
+  const svc = async (entry: string, args: string[]) => {
+    const s = await ChildService.start({ entry, args: ['--nats', ns.url, ...args], env: childEnv, startTimeoutMs: 60_000 });
+    procs.push(s);
+    return s;
+  };
+  const mw = await Middleware.connect({ name: 'bench-feed', servers: ns.url, logger: log });
+  try {
+    const pipeline = join(dir, 'pipeline.json');
+    writeFileSync(pipeline, JSON.stringify({ pipelines: { standard: process.env['BENCH_EMPTY_PIPELINE'] ? [] : [{ type: 'utf8' }, { type: 'xml' }, { type: 'html' }, { type: 'normalize' }] }, default_pipeline: 'standard' }));
+    await svc('apps/name-server/src/main.ts', []);
+    await Promise.all([
+      svc('apps/indexer/src/main.ts', ['--data', join(dir, 'index'), '--collections', 'bench']),
+      svc('apps/content-distributor/src/main.ts', ['--collections', 'bench']),
+    ]);
+    await Promise.all([1, 2].map((i) => svc('apps/item-processor/src/main.ts', ['--name', `bench-ip-${i}`, '--status-port', '0', '--pipeline-config', pipeline])));
+    const subject = RawBus.subject('bench', 'feed-baseline');
+    await svc('apps/indexer/src/bench-baseline-main.ts', ['--data', join(dir, 'baseline'), '--subject', subject]);
+
+    const feedRates: number[] = [];
+    const baseRates: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      // baseline: the same documents, plain requests, up to INFLIGHT batches at once
+      const docs = Array.from({ length: DOCS }, (_, i) => makeDoc(round, i));
+      let next = 0;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: INFLIGHT }, async () => {
+          for (;;) {
+            const start = next;
+            next += BATCH;
+            if (start >= DOCS) return;
+            const reply = unpackValue(await mw.bus.request(subject, packValue(docs.slice(start, start + BATCH)), 30_000));
+            if (reply !== true) throw new Error(`baseline write failed: ${String(reply)}`);
+          }
+        }),
+      );
+      baseRates.push(DOCS / ((performance.now() - t0) / 1000));
+
+      // the feeding chain: from the first document fed until the last is completed
+      const client = await FeedingClient.open({ mw, collection: 'bench', log, batchSize: BATCH });
+      const t1 = performance.now();
+      for (const d of docs) await client.feed(d);
+      const { stats, unfinished } = await client.drain(600_000);
+      const secs = (performance.now() - t1) / 1000;
+      if (unfinished.length || stats.completed !== DOCS) throw new Error(`feed did not complete: ${JSON.stringify(stats)}`);
+      feedRates.push(DOCS / secs);
+      await client.close();
+      console.log(`round ${round + 1}: baseline ${fmt(baseRates[round]!, 0)} docs/s, feed ${fmt(feedRates[round]!, 0)} docs/s (${stats.batches} batches, ${stats.busyRetries} busy retries)`);
+    }
+    const feed = median(feedRates);
+    const base = median(baseRates);
+    console.log(`docs=${DOCS} batch=${BATCH} rounds=${ROUNDS} doc_bytes~1000 item_processors=2`);
+    console.log(`baseline_docs_per_s=${fmt(base, 0)}`);
+    console.log(`feed_docs_per_s=${fmt(feed, 0)} (goal >= 10000)`);
+    console.log(`feed_vs_baseline=${fmt(feed / base)}`);
+  } finally {
+    await mw.close();
+    await Promise.all(procs.map((p) => p.stop(5000)));
+    await ns.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
