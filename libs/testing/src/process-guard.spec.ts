@@ -8,11 +8,18 @@ describe('process guard', () => {
     const script = `
       import { spawnGuarded } from './libs/testing/src/process-guard.ts';
       const g = spawnGuarded('sleep', ['300']);
-      console.log(await g.pid);
+      console.log('guarded-pid ' + (await g.pid));
       setInterval(() => {}, 1000);
     `;
     const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: new URL('../../../', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'inherit'] });
-    const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    let out = '';
+    const pid = await new Promise<number>((resolve) =>
+      parent.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /guarded-pid (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      }),
+    );
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, 0);
     parent.kill('SIGKILL');

@@ -18,8 +18,13 @@ const HELP = `Usage: npm start [-- options]
 
 Starts the ESP content pipeline on this machine.
 
+Starts: the name server, the indexer (data in <home>/indexer), a content distributor and two item processors.
+Then feed documents with \`npm run feed -- --collection default <files>\` and search with
+\`npm run -s search -- "words" --collection default\`.
+
 Options:
-  --home <dir>     state directory (stack.json, NATS data) (default: $ESP_HOME or .esp)
+  --home <dir>         state directory (stack.json, NATS data, index) (default: $ESP_HOME or .esp)
+  --collections <a,b>  collections to serve (default: $ESP_COLLECTIONS or "default")
   -h, --help       show this help
 
 Environment:
@@ -28,7 +33,7 @@ Environment:
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     process.stderr.write(`launcher: ${(err as Error).message}\nTry --help.\n`);
     process.exit(2);
@@ -52,7 +57,15 @@ try {
 }
 say(`NATS at ${nats.url} (${nats.source === 'started' ? `started here, data in ${join(home, 'nats')}` : nats.source})`);
 
-const specs: ProcessSpec[] = [{ name: 'name-server', entry: 'apps/name-server/src/main.ts', args: ['--nats', nats.url, '--wait'] }];
+const collections = values.collections ?? process.env['ESP_COLLECTIONS'] ?? 'default';
+const nat = ['--nats', nats.url, '--wait'];
+const specs: ProcessSpec[] = [
+  { name: 'name-server', entry: 'apps/name-server/src/main.ts', args: nat },
+  { name: 'indexer', entry: 'apps/indexer/src/main.ts', args: [...nat, '--data', join(home, 'indexer'), '--collections', collections] },
+  { name: 'content-distributor', entry: 'apps/content-distributor/src/main.ts', args: [...nat, '--collections', collections] },
+  { name: 'item-processor-1', entry: 'apps/item-processor/src/main.ts', args: [...nat, '--name', 'item-processor-1', '--status-port', '0'] },
+  { name: 'item-processor-2', entry: 'apps/item-processor/src/main.ts', args: [...nat, '--name', 'item-processor-2', '--status-port', '0'] },
+];
 
 const supervisor = new Supervisor(say);
 const writeStack = () => {
@@ -86,5 +99,5 @@ try {
 }
 writeStack();
 say('running:');
-for (const p of supervisor.describe()) say(`  ${p.name.padEnd(22)} pid ${p.pid}`);
+for (const p of supervisor.describe()) say(`  ${p.name.padEnd(22)} pid ${p.pid}${p.status_url ? `  status ${p.status_url}` : ''}`);
 say(`state written to ${join(home, 'stack.json')}; Ctrl-C stops everything`);

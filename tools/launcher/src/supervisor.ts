@@ -10,6 +10,7 @@ export interface ProcessSpec {
 }
 
 interface Running {
+  statusUrl?: string;
   spec: ProcessSpec;
   child: ChildProcess;
   restarts: number;
@@ -27,8 +28,8 @@ export class Supervisor {
 
   constructor(private readonly say: (line: string) => void) {}
 
-  describe(): { name: string; pid: number | undefined; restarts: number; entry: string }[] {
-    return this.running.map((r) => ({ name: r.spec.name, pid: r.child.pid, restarts: r.restarts, entry: r.spec.entry }));
+  describe(): { name: string; pid: number | undefined; restarts: number; entry: string; status_url?: string }[] {
+    return this.running.map((r) => ({ name: r.spec.name, pid: r.child.pid, restarts: r.restarts, entry: r.spec.entry, ...(r.statusUrl ? { status_url: r.statusUrl } : {}) }));
   }
 
   async start(spec: ProcessSpec, restarts = 0): Promise<void> {
@@ -45,7 +46,11 @@ export class Supervisor {
       if (!child.stdout) throw new Error('no stdout');
       createInterface({ input: child.stdout }).on('line', (line) => {
         process.stdout.write(line + '\n');
-        if (line.includes('"msg":"ready"')) resolve();
+        if (line.includes('"msg":"ready"')) {
+          const url = /"status_url":"([^"]+)"/.exec(line)?.[1];
+          if (url) entry.statusUrl = url;
+          resolve();
+        }
       });
       child.once('exit', (code) => reject(new Error(`${spec.name} exited with ${code} before it was ready`)));
     });
