@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FeedingClient, type FeedDocument } from '@esp/content-client';
 import { searchInterface, INDEX_SEARCH_NAME, UnknownCollection } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
@@ -93,4 +97,32 @@ describe('feeding chain: 1 distributor, 2 item processors, 1 indexer (separate p
     expect(stats.completed).toBe(1);
     await client.close();
   });
+
+  it('the feed CLI (a process): files and JSON lines in, progress, a report, exit 1 because one document failed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'esp-feed-cli-'));
+    writeFileSync(join(dir, 'a.html'), '<html><head><title>Page A</title></head><body><p>zebra crossing</p></body></html>');
+    writeFileSync(join(dir, 'b.txt'), 'plain text about kangaroos');
+    writeFileSync(join(dir, 'broken.xml'), '<doc><unclosed></doc>');
+    writeFileSync(join(dir, 'more.jsonl'), '{"id":"j1","title":"json one","body":"first"}\n{"id":"j2","attributes":{"title":"json two","body":"second"}}\n');
+    const report = join(dir, 'report.json');
+    const root = new URL('../../../', import.meta.url).pathname;
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'apps/feed/src/main.ts', '--collection', 'errors', '--nats', chain.ns.url, '--report', report, dir], {
+      cwd: root,
+      env: { ...process.env, VITEST: '' },
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((r) => proc.once('exit', r));
+    expect(code, stderr).toBe(1);
+    expect(stdout).toMatch(/5 documents in .*: 4 completed, 1 failed, 0 without a final status/);
+    expect(stdout).toMatch(/failed broken\.xml: xml_error \(102\)/);
+    const r = JSON.parse(readFileSync(report, 'utf8')) as { completed: number; failed: number; failures: { id: string; error: { type: string } }[] };
+    expect(r).toMatchObject({ completed: 4, failed: 1 });
+    expect(r.failures).toEqual([expect.objectContaining({ id: 'broken.xml', error: expect.objectContaining({ type: 'xml_error' }) })]);
+    const { proxy: search } = await chain.client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
+    expect((await search.search('errors', 'kangaroos', 5, 0)).hits.map((h) => h.id)).toEqual(['b.txt']);
+    expect((await search.get('errors', 'a.html'))?.attributes['title']).toBe('Page A');
+  }, 120_000);
 });
