@@ -85,9 +85,11 @@ async function main(): Promise<void> {
       const { stats, unfinished } = await client.drain(600_000);
       const secs = (performance.now() - t1) / 1000;
       if (unfinished.length || stats.completed !== DOCS) throw new Error(`feed did not complete: ${JSON.stringify(stats)}`);
-      feedRates.push(DOCS / secs);
+      const feedRate = DOCS / secs;
+      const baseRate = baseRates[baseRates.length - 1] ?? NaN;
+      feedRates.push(feedRate);
       await client.close();
-      console.log(`round ${round + 1}: baseline ${fmt(baseRates[round]!, 0)} docs/s, feed ${fmt(feedRates[round]!, 0)} docs/s (${stats.batches} batches, ${stats.busyRetries} busy retries)`);
+      console.log(`round ${round + 1}: baseline ${fmt(baseRate, 0)} docs/s, feed ${fmt(feedRate, 0)} docs/s (${stats.batches} batches, ${stats.busyRetries} busy retries)`);
     }
     const feed = median(feedRates);
     const base = median(baseRates);
