@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { integerOption, natsServers } from '@esp/cli-options';
 
 export const HELP = `Usage: content-distributor [options]
 
@@ -29,11 +30,6 @@ export interface DistributorCli {
 
 export type Cli = DistributorCli | { kind: 'help'; text: string } | { kind: 'error'; message: string };
 
-function int(name: string, v: string | undefined, def: number, min: number, max: number): number | string {
-  if (v === undefined) return def;
-  const n = Number(v);
-  return Number.isInteger(n) && n >= min && n <= max ? n : `--${name} must be an integer from ${min} to ${max}, got "${v}"`;
-}
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   let values;
@@ -56,9 +52,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     return { kind: 'error', message: (err as Error).message };
   }
   if (values.help) return { kind: 'help', text: HELP };
-  const nodeId = int('node-id', values['node-id'], 0, 0, 2 ** 31 - 1);
-  const basePort = int('base-port', values['base-port'], 16000, 1, 65535 - 391);
-  const leaseSeconds = int('lease-seconds', values['lease-seconds'], 300, 1, 86_400);
+  const nodeId = integerOption('node-id', values['node-id'], 0, 0, 2 ** 31 - 1);
+  const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535 - 391);
+  const leaseSeconds = integerOption('lease-seconds', values['lease-seconds'], 300, 1, 86_400);
   for (const v of [nodeId, basePort, leaseSeconds]) if (typeof v === 'string') return { kind: 'error', message: v };
   const collections = new Set((values.collections ?? (values.config ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
   if (values.config) {
@@ -73,6 +69,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     }
   }
   if (collections.size === 0) return { kind: 'error', message: 'no collections configured' };
-  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  const nats = natsServers(values.nats, env);
   return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], leaseSeconds: leaseSeconds as number, wait: values.wait ?? false };
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { integerOption, natsServers } from '@esp/cli-options';
 
 export const HELP = `Usage: npm run feed -- --collection <name> [options] <file | dir | -> ...
 
@@ -74,22 +75,17 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (values.help) return { kind: 'help', text: HELP };
   if (!values.collection) return { kind: 'error', message: '--collection is required' };
   if (positionals.length === 0) return { kind: 'error', message: 'no input: give files, directories or - for stdin' };
-  const num = (name: string, v: string | undefined, def: number | undefined, min: number, max: number): number | undefined | string => {
-    if (v === undefined) return def;
-    const n = Number(v);
-    return Number.isInteger(n) && n >= min && n <= max ? n : `--${name} must be an integer from ${min} to ${max}, got "${v}"`;
-  };
-  const batchSize = num('batch-size', values['batch-size'], 100, 1, 10_000);
-  const maxInFlight = num('max-in-flight', values['max-in-flight'], undefined, 1, 10_000_000);
-  const limitedResubmits = num('limited-resubmits', values['limited-resubmits'], 3, 0, 1000);
-  const maxResubmits = num('max-resubmits', values['max-resubmits'], 10, 0, 1000);
-  const timeoutS = num('timeout', values.timeout, 600, 1, 86_400);
+  const batchSize = integerOption('batch-size', values['batch-size'], 100, 1, 10_000);
+  const maxInFlight = integerOption('max-in-flight', values['max-in-flight'], undefined, 1, 10_000_000);
+  const limitedResubmits = integerOption('limited-resubmits', values['limited-resubmits'], 3, 0, 1000);
+  const maxResubmits = integerOption('max-resubmits', values['max-resubmits'], 10, 0, 1000);
+  const timeoutS = integerOption('timeout', values.timeout, 600, 1, 86_400);
   for (const v of [batchSize, maxInFlight, limitedResubmits, maxResubmits, timeoutS]) if (typeof v === 'string') return { kind: 'error', message: v };
   return {
     kind: 'run',
     collection: values.collection,
     inputs: positionals,
-    nats: (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean),
+    nats: natsServers(values.nats, env),
     batchSize: batchSize as number,
     maxInFlight: maxInFlight as number | undefined,
     limitedResubmits: limitedResubmits as number,

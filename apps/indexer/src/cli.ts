@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { integerOption, natsServers } from '@esp/cli-options';
 import { isCollectionName } from './collection-store';
 
 export const DEFAULT_DATA_DIR = '.esp/indexer';
@@ -33,12 +34,6 @@ export interface RunOptions {
 
 export type Cli = ({ kind: 'run' } & RunOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
 
-function integer(name: string, raw: string | undefined, dflt: number, min: number, max: number): number | string {
-  if (raw === undefined) return dflt;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(n) || n < min || n > max) return `--${name} must be an integer from ${min} to ${max}, got "${raw}"`;
-  return n;
-}
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   let values;
@@ -60,9 +55,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     return { kind: 'error', message: (err as Error).message };
   }
   if (values.help) return { kind: 'help', text: HELP };
-  const basePort = integer('base-port', values['base-port'], DEFAULT_BASE_PORT, 0, 65535 - 390);
+  const basePort = integerOption('base-port', values['base-port'], DEFAULT_BASE_PORT, 0, 65535 - 390);
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
-  const queue = integer('queue', values.queue, DEFAULT_QUEUE_BATCHES, 1, 100_000);
+  const queue = integerOption('queue', values.queue, DEFAULT_QUEUE_BATCHES, 1, 100_000);
   if (typeof queue === 'string') return { kind: 'error', message: queue };
   const collections = (values.collections ?? 'default').split(',').map((s) => s.trim()).filter(Boolean);
   if (collections.length === 0) return { kind: 'error', message: '--collections names no collection' };
@@ -71,7 +66,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     return { kind: 'error', message: `--collections: "${bad}" is not a valid collection name (letters, digits, "_", "-", "."; at most 128; not starting with "." or "-")` };
   }
   if (values.data !== undefined && values.data.trim() === '') return { kind: 'error', message: '--data must name a directory' };
-  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  const nats = natsServers(values.nats, env);
   return {
     kind: 'run',
     nats,

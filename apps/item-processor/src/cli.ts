@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { integerOption, natsServers } from '@esp/cli-options';
 import { DEFAULT_REREGISTRATION_LEASE_SECONDS } from '@esp/interfaces';
 
 export const HELP = `Usage: item-processor [options]
@@ -37,12 +38,6 @@ export interface RunOptions {
 
 export type Cli = ({ kind: 'run' } & RunOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
 
-function port(flag: string, v: string | undefined, dflt: number, min: number): number | string {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > 65535) return `${flag} must be an integer from ${min} to 65535, got "${v}"`;
-  return n;
-}
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   let values;
@@ -67,16 +62,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     return { kind: 'error', message: (err as Error).message };
   }
   if (values.help) return { kind: 'help', text: HELP };
-  const statusPort = port('--status-port', values['status-port'], 0, 0);
+  const statusPort = integerOption('status-port', values['status-port'], 0, 0, 65535);
   if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };
-  const basePort = port('--base-port', values['base-port'], 16000, 1);
+  const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535);
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
   if (basePort + 390 > 65535) return { kind: 'error', message: `--base-port ${basePort} + 390 is beyond 65535` };
   const leaseText = values['reregistration-lease'];
   const lease = leaseText === undefined ? DEFAULT_REREGISTRATION_LEASE_SECONDS : Number(leaseText);
   if (!Number.isFinite(lease) || lease <= 0) return { kind: 'error', message: `--reregistration-lease must be a positive number of seconds, got "${leaseText}"` };
   if (values.name !== undefined && values.name.trim() === '') return { kind: 'error', message: '--name must not be empty' };
-  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  const nats = natsServers(values.nats, env);
   return {
     kind: 'run',
     nats,

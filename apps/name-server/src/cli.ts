@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { integerOption, natsServers } from '@esp/cli-options';
 
 export const HELP = `Usage: name-server [options]
 
@@ -34,10 +35,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     return { kind: 'error', message: (err as Error).message };
   }
   if (values.help) return { kind: 'help', text: HELP };
-  const replicas = values.replicas === undefined ? 1 : Number(values.replicas);
-  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
-    return { kind: 'error', message: `--replicas must be an integer from 1 to 5, got "${values.replicas}"` };
-  }
-  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  const replicas = integerOption('replicas', values.replicas, 1, 1, 5);
+  if (typeof replicas === 'string') return { kind: 'error', message: replicas };
+  const nats = natsServers(values.nats, env);
   return { kind: 'run', nats, replicas, wait: values.wait ?? false };
 }

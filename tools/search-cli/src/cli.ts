@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { integerOption, natsServers } from '@esp/cli-options';
 import type { SearchHit } from '@esp/interfaces';
 
 export const HELP = `Usage: npm run -s search -- "<query>" [options]
@@ -31,11 +32,6 @@ export interface SearchOptions {
 
 export type Cli = ({ kind: 'run' } & SearchOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
 
-function integer(name: string, raw: string | undefined, dflt: number, min: number, max: number): number | string {
-  if (raw === undefined) return dflt;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) return `--${name} must be an integer from ${min} to ${max}, got "${raw}"`;
-  return Number(raw);
-}
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   let parsed;
@@ -61,13 +57,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (positionals.length === 0) return { kind: 'error', message: 'say what to search for: search "<query>"' };
   const query = positionals.join(' ');
   if (query.trim() === '') return { kind: 'error', message: 'the query is empty' };
-  const limit = integer('limit', values.limit, 10, 1, 1000);
+  const limit = integerOption('limit', values.limit, 10, 1, 1000);
   if (typeof limit === 'string') return { kind: 'error', message: limit };
-  const offset = integer('offset', values.offset, 0, 0, 1_000_000_000);
+  const offset = integerOption('offset', values.offset, 0, 0, 1_000_000_000);
   if (typeof offset === 'string') return { kind: 'error', message: offset };
   const collection = values.collection ?? 'default';
   if (collection.trim() === '') return { kind: 'error', message: '--collection must name a collection' };
-  const nats = (values.nats ?? env['NATS_URL'] ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()).filter(Boolean);
+  const nats = natsServers(values.nats, env);
   return { kind: 'run', query, collection, limit, offset, nats, json: values.json ?? false };
 }
 

@@ -1,0 +1,8 @@
+/**
+ * @esp/cli-options: the option helpers every command line of this workspace shares.
+ *
+ *   const port = integerOption('base-port', values['base-port'], 16000, 1, 65535);
+ *   if (typeof port === 'string') return { kind: 'error', message: port };
+ *   const nats = natsServers(values.nats, process.env);
+ */
+export { integerOption, list, natsServers } from './options';
