@@ -1,0 +1,139 @@
+import { Action, DocumentError, OperationLost, OperationSet, OperationState, OperationStatusInfo, type Operation } from '@esp/codecs';
+import {
+  DISPATCHER_NAME,
+  operationCallbackInterface,
+  processingSessionInterface,
+  ProcessorsBusy,
+  sessionFactoryInterface,
+  UnknownCollection,
+  type Aor,
+} from '@esp/interfaces';
+import { createLogger } from '@esp/logging';
+import { Middleware, serveNameServer } from '@esp/middleware';
+import { NatsServer, waitFor } from '@esp/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FeedingClient } from '../src';
+
+const log = createLogger('t', {}, { level: 'warn' });
+const status = (first: number, last: number, state: OperationState, subsystem: 'indexing' | 'processing', errors: DocumentError[] = []) =>
+  new OperationStatusInfo({ first_op_id: first, last_op_id: last, state, subsystem, errors, warnings: [] });
+
+/**
+ * A fake distributor + indexer in one: it answers session creation and batches, and calls the client back the way
+ * the chain does, with twists chosen per test (lost batches, duplicate deliveries, busy refusals).
+ */
+describe('FeedingClient against a scripted chain on a real nats-server', () => {
+  let ns: NatsServer;
+  let server: Middleware;
+  let clientMw: Middleware;
+  let onBatch: (batch: OperationSet, callback: (s: OperationStatusInfo) => Promise<void>) => Promise<void>;
+  const batches: number[][] = [];
+
+  beforeAll(async () => {
+    ns = await NatsServer.start();
+    server = await Middleware.connect({ name: 'fake-chain', servers: ns.url, logger: log });
+    await serveNameServer(server);
+    clientMw = await Middleware.connect({ name: 'client', servers: ns.url, logger: log });
+    let callbackAor: Aor | undefined;
+    const session = await server.activate(
+      processingSessionInterface,
+      {
+        process: async (batch) => {
+          batches.push(batch.operations.map((o: Operation) => o.id));
+          const cb = server.proxy(operationCallbackInterface, callbackAor!);
+          await onBatch(batch, async (s) => {
+            await cb.callback(s);
+          });
+        },
+        close: () => undefined,
+      },
+      { object_id: 'session', port: 1 },
+    );
+    const factory = await server.activate(
+      sessionFactoryInterface,
+      {
+        create_session: (_id, collection, callback) => {
+          if (collection !== 'news') throw new UnknownCollection(`collection "${collection}" is not configured`);
+          callbackAor = callback;
+          return session.aor;
+        },
+        create: () => session.aor,
+        recreate: () => session.aor,
+        destroy_session: () => undefined,
+      },
+      { object_id: 'session_factory', port: 1 },
+    );
+    await server.names.bind(DISPATCHER_NAME, factory.aor);
+  });
+  afterAll(async () => {
+    await clientMw?.close();
+    await server?.close();
+    await ns?.cleanup();
+  });
+
+  it('an unknown collection fails at open with unknown_collection', async () => {
+    await expect(FeedingClient.open({ mw: clientMw, collection: 'sports', log })).rejects.toBeInstanceOf(UnknownCollection);
+  });
+
+  it('a final delivered twice is counted as a duplicate, not applied twice; lost operations come back under new ids', async () => {
+    let lostOnce = false;
+    onBatch = async (batch, cb) => {
+      const ids = batch.operations.map((o) => o.id);
+      const [first, last] = [ids[0]!, ids[ids.length - 1]!];
+      await cb(status(first, last, OperationState.received, 'processing'));
+      if (!lostOnce) {
+        lostOnce = true;
+        const lost = ids.map(
+          (id) => new OperationLost({ error_code: 4, suggested_action: Action.resubmit, description: 'failed to submit operation to next subsystem', subsystem: 'processing', session_id: 1, operation_id: id, arguments: [] }),
+        );
+        setTimeout(() => void cb(status(first, last, OperationState.lost, 'processing', lost)), 10);
+        return;
+      }
+      setTimeout(async () => {
+        await cb(status(first, last, OperationState.secured, 'indexing'));
+        await cb(status(first, last, OperationState.completed, 'indexing'));
+        await cb(status(first, last, OperationState.completed, 'indexing')); // a retried delivery
+      }, 10);
+    };
+    batches.length = 0;
+    const client = await FeedingClient.open({ mw: clientMw, collection: 'news', log, batchSize: 10 });
+    for (let i = 0; i < 25; i++) await client.feed({ id: `d${i}`, attributes: { title: `t${i}` } });
+    const { stats, outcomes, unfinished } = await client.drain(10_000);
+    expect(unfinished).toEqual([]);
+    expect(stats).toMatchObject({ completed: 25, failed: 0, lost: 10, resubmitted: 10 });
+    // one repeated "completed" per final operation, all ignored (the repeats may land after drain returned)
+    await waitFor(() => client.snapshot.duplicateFinals >= 25, { what: 'the repeated deliveries' });
+    expect(client.snapshot.duplicateFinals).toBe(25);
+    expect(client.snapshot.completed).toBe(25);
+    expect(outcomes.get('d0')).toMatchObject({ kind: 'completed', attempts: 2 });
+    expect(outcomes.get('d10')).toMatchObject({ kind: 'completed', attempts: 1 });
+    // the lost batch 1..10 was sent again as new operations with higher ids
+    expect(batches[0]).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(batches.flat().filter((id) => id > 25)).toHaveLength(10);
+  });
+
+  it('processors_busy is retried; errors with drop fail the document once, limited_resubmit gives up after the bound', async () => {
+    let refusals = 3;
+    onBatch = async (batch, cb) => {
+      if (refusals-- > 0) throw new ProcessorsBusy('no free item processor');
+      const ids = batch.operations.map((o) => o.id);
+      const [first, last] = [ids[0]!, ids[ids.length - 1]!];
+      const errors = ids
+        .filter((id) => id % 2 === 0)
+        .map((id) => new DocumentError({ error_code: 101, suggested_action: id % 4 === 0 ? Action.drop : Action.limited_resubmit, description: 'bad', subsystem: 'processing', session_id: 1, operation_id: id, arguments: [] }));
+      setTimeout(() => void cb(status(first, last, OperationState.completed, 'indexing', errors)), 5);
+    };
+    const client = await FeedingClient.open({ mw: clientMw, collection: 'news', log, batchSize: 4, limitedResubmits: 2 });
+    for (let i = 0; i < 4; i++) await client.feed({ id: `e${i}`, attributes: {} });
+    const { stats, outcomes, unfinished } = await client.drain(10_000);
+    expect(unfinished).toEqual([]);
+    expect(stats.busyRetries).toBeGreaterThanOrEqual(3);
+    expect(stats.duplicateFinals).toBe(0);
+    // e0 (op 1) and e2 (op 3) complete; e1 (op 2, limited_resubmit) and e3 (op 4, drop) fail after their rules
+    expect(outcomes.get('e0')?.kind).toBe('completed');
+    expect(outcomes.get('e3')).toMatchObject({ kind: 'failed', attempts: 1, error: { code: 101, suggestedAction: 'drop' } });
+    const e1 = outcomes.get('e1');
+    expect(e1?.kind === 'failed' || e1?.kind === 'completed').toBe(true);
+    expect(e1!.attempts).toBeLessThanOrEqual(3);
+  });
+});
