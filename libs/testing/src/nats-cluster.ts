@@ -2,6 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { NatsServer, type NatsServerOptions } from './nats-server';
 
+async function waitForRoutes(server: NatsServer, routes: number, deadline: number): Promise<void> {
+  let seen = 0;
+  while (Date.now() < deadline) {
+    try {
+      const r = (await (await fetch(`${server.monitorUrl}/routez`)).json()) as { num_routes?: number };
+      seen = r.num_routes ?? 0;
+      if (seen >= routes) return;
+    } catch {
+      // not answering yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nats-server ${server.serverName ?? server.url} has ${seen} routes, expected ${routes}`);
+}
+
 /** Free TCP ports on 127.0.0.1, asked of the OS (held together so they are distinct). */
 async function reservePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
@@ -50,6 +65,8 @@ export class NatsCluster {
       const failed = started.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
       await Promise.all(servers.map((s) => s.waitHealthy(Date.now() + 30_000)));
+      // healthy (JetStream meta leader known) can come before every route is up: wait for the full mesh
+      await Promise.all(servers.map((s) => waitForRoutes(s, size - 1, Date.now() + 30_000)));
     } catch (err) {
       await Promise.all(servers.map((s) => s.cleanup()));
       throw err;
@@ -70,6 +87,8 @@ export class NatsCluster {
     const server = this.servers[index];
     if (!server) throw new RangeError(`no server ${index} in a cluster of ${this.servers.length}`);
     await server.restart(opts);
+    const up = this.servers.filter((s) => s.running).length;
+    await waitForRoutes(server, up - 1, Date.now() + 30_000);
   }
 
   async cleanup(): Promise<void> {
