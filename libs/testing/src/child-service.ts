@@ -41,7 +41,9 @@ export class ChildService {
 
   private async launch(): Promise<void> {
     const o = this.opts;
-    const proc = spawnGuarded(process.execPath, ['--import', 'tsx', o.entry, ...(o.args ?? [])], {
+    // ESP_CHILD_NODE_ARGS: extra node flags for every child (for example --cpu-prof when profiling a benchmark)
+    const nodeArgs = (process.env['ESP_CHILD_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+    const proc = spawnGuarded(process.execPath, [...nodeArgs, '--import', 'tsx', o.entry, ...(o.args ?? [])], {
       cwd: WORKSPACE_ROOT,
       env: { ...process.env, LOG_FORMAT: 'json', LOG_LEVEL: process.env['ESP_CHILD_LOG_LEVEL'] ?? 'debug', VITEST: '', ...o.env },
     });
