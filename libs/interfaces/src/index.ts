@@ -13,3 +13,4 @@ export * from './user-exceptions';
 export * from './name-server';
 export * from './processing';
 export * from './feeding';
+export * from './configservice';

@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { decodeXmlRpcRequest, encodeXmlRpcResponse, type XmlRpcValue } from '@esp/codecs';
+import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
+import { Middleware, serveNameServer } from '@esp/middleware';
+import { ChildService, NatsServer, waitFor } from '@esp/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+/** Python xmlrpc.client; params are JSON, {"__bytes__": ...} never needed here. Binary results come back as base64 text. */
+async function py(url: string, method: string, ...params: unknown[]): Promise<{ ok?: unknown; fault?: [number, string] }> {
+  const script = `
+import json, sys, xmlrpc.client, base64
+s = xmlrpc.client.ServerProxy(sys.argv[1])
+try:
+    r = getattr(s, sys.argv[2])(*json.loads(sys.argv[3]))
+    if isinstance(r, xmlrpc.client.Binary): r = {"binary": base64.b64encode(r.data).decode()}
+    print(json.dumps({"ok": r}))
+except xmlrpc.client.Fault as f:
+    print(json.dumps({"fault": [f.faultCode, f.faultString]}))
+`;
+  const { stdout } = await run('python3', ['-c', script, url, method, JSON.stringify(params)]);
+  return JSON.parse(stdout) as { ok?: unknown; fault?: [number, string] };
+}
+
+describe('config-server process', () => {
+  let ns: NatsServer;
+  let mw: Middleware;
+  let cfg: ChildService;
+  let url: string;
+  let dir: string;
+  let alertServer: Server;
+  const alerts: { method: string; params: XmlRpcValue[] }[] = [];
+  const writeCollections = (c: unknown) => writeFileSync(join(dir, 'collections.json'), JSON.stringify(c));
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'config-server-'));
+    writeCollections({ collections: [{ name: 'default', pipeline: 'default' }] });
+    mkdirSync(join(dir, 'DocumentProcessor', 'formatdetector'), { recursive: true });
+    writeFileSync(join(dir, 'DocumentProcessor', 'formatdetector', 'user_converter_rules.xml'), '<rules>ünï</rules>');
+    ns = await NatsServer.start();
+    mw = await Middleware.connect({ name: 'test', servers: ns.url, timeoutMs: 5000 });
+    await serveNameServer(mw, {});
+    cfg = await ChildService.start({ entry: 'apps/config-server/src/main.ts', args: ['--nats', ns.url, '--port', '0', '--listen', '127.0.0.1', '--config-dir', dir] });
+    url = String(cfg.logs.find((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
+    alertServer = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const { methodName, params } = decodeXmlRpcRequest(Buffer.concat(chunks));
+        alerts.push({ method: methodName, params });
+        res.writeHead(200, { 'Content-Type': 'text/xml' }).end(encodeXmlRpcResponse(1));
+      });
+    });
+    await new Promise<void>((r) => alertServer.listen(0, '127.0.0.1', r));
+  });
+  afterAll(async () => {
+    await cfg?.kill();
+    alertServer?.close();
+    await mw?.close();
+    await ns?.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const configProxy = async () => (await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME)).proxy;
+
+  it('RegisterModule from Python; get_active_module_list("NodeControl") over the middleware returns it with the caller host', async () => {
+    expect(await py(url, 'RegisterModule', { port: 16015, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [] })).toEqual({ ok: 1 });
+    expect(await py(url, 'RegisterModule', { port: 16015, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [] })).toEqual({ ok: 1 }); // idempotent
+    const proxy = await configProxy();
+    const list = await proxy.get_active_module_list('NodeControl');
+    expect(list).toEqual([{ port: 16015, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [], host: '127.0.0.1', registered_at: expect.any(Number) }]);
+    expect(await proxy.get_active_module_list('ProcessorServer')).toEqual([]);
+    expect(await proxy.get_collections()).toEqual([{ name: 'default', pipeline: 'default' }]);
+    expect((await py(url, 'GetActiveModuleList', 'NodeControl')).ok).toMatchObject([{ port: 16015, host: '127.0.0.1' }]);
+  });
+
+  it('UnregisterModule removes it', async () => {
+    await py(url, 'RegisterModule', { port: 16016, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [], host: 'node-b' });
+    expect(await py(url, 'UnregisterModule', { port: 16015, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [] })).toEqual({ ok: 1 });
+    expect((await (await configProxy()).get_active_module_list('NodeControl')).map((m) => `${m.host}:${m.port}`)).toEqual(['node-b:16016']);
+  });
+
+  it('LoadConfigFile / LoadConfigFileBase64 read the config directory; a path outside it or a missing file is a fault', async () => {
+    expect(await py(url, 'LoadConfigFile', 'DocumentProcessor', 'formatdetector/user_converter_rules.xml')).toEqual({ ok: '<rules>ünï</rules>' });
+    expect(await py(url, 'LoadConfigFileBase64', 'DocumentProcessor', 'formatdetector/user_converter_rules.xml')).toEqual({ ok: { binary: Buffer.from('<rules>ünï</rules>').toString('base64') } });
+    expect((await py(url, 'LoadConfigFile', 'DocumentProcessor', '../../etc/passwd')).fault).toEqual([1, expect.stringMatching(/outside the config directory/)]);
+    expect((await py(url, 'LoadConfigFile', 'RTSearch', 'webcluster/fixmlmappings.xml')).fault).toEqual([1, expect.stringMatching(/no config file/)]);
+  });
+
+  it('RegisterProcessorPipelines takes [host, port] and pipelines; wrong types, unknown methods and bad XML are faults and it keeps serving', async () => {
+    expect(await py(url, 'RegisterProcessorPipelines', ['ip-host', 13390], ['Office14 (webcluster)'])).toEqual({ ok: 1 });
+    expect((await py(url, 'RegisterProcessorPipelines', ['ip-host'], ['x'])).fault?.[0]).toBe(-32602);
+    expect((await py(url, 'RegisterModule', { port: 'x', type: 'T', version: '1', name: 'n', alerts: [] })).fault).toEqual([-32602, expect.stringMatching(/ModuleRegister.port must be/)]);
+    expect((await py(url, 'RegisterModule', 'NodeControl')).fault).toEqual([-32602, expect.stringMatching(/must be struct, got string/)]);
+    expect((await py(url, 'Nope')).fault?.[0]).toBe(-32601);
+    const bad = await fetch(url, { method: 'POST', body: '<<<' });
+    expect(await bad.text()).toMatch(/-32700/);
+    expect(await py(url, 'ping')).toEqual({ ok: 'pong' });
+  });
+
+  it('ReloadConfig refuses an invalid collections.json (the old one stays) and alerts "collection" subscribers on a change', async () => {
+    const port = (alertServer.address() as AddressInfo).port;
+    await py(url, 'RegisterModule', { port, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection', 'configfile'] });
+    writeCollections({ collections: [{ name: 'a', pipeline: 'p' }, { name: 'a', pipeline: 'q' }] });
+    expect((await py(url, 'ReloadConfig')).fault).toEqual([2, expect.stringMatching(/unique.*previous configuration stays/)]);
+    expect(await (await configProxy()).get_collections()).toEqual([{ name: 'default', pipeline: 'default' }]);
+    expect(alerts).toEqual([]);
+    writeCollections({ collections: [{ name: 'default', pipeline: 'default' }, { name: 'news', pipeline: 'html' }] });
+    expect(await py(url, 'ReloadConfig')).toEqual({ ok: { changed: true, collections: ['default', 'news'] } });
+    expect(alerts).toEqual([{ method: 'ConfigurationChanged', params: ['collection', ['default', 'news']] }]);
+    cfg.signal('SIGHUP'); // unchanged: no alert
+    await waitFor(() => cfg.logs.filter((l) => l['msg'] === 'configuration reloaded').length === 2);
+    expect(alerts).toHaveLength(1);
+  });
+
+  it('a restarted config server takes over its dead binding', async () => {
+    await cfg.kill();
+    await cfg.restart();
+    url = String(cfg.logs.findLast((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
+    expect(await (await configProxy()).get_active_module_list('NodeControl')).toEqual([]);
+    expect(cfg.logs.some((l) => l['msg'] === 'taking over the binding of a config server that is gone')).toBe(true);
+  });
+});
