@@ -8,6 +8,7 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { ContentDistributor } from './content-distributor';
+import { restartThroughNodeController } from './node-controller-restart';
 
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
@@ -26,7 +27,18 @@ const mw = await Middleware.connect({ name: `content-distributor-${cli.nodeId}`,
 });
 let cd: ContentDistributor;
 try {
-  cd = await ContentDistributor.start({ mw, log, nodeId: cli.nodeId, basePort: cli.basePort, collections: cli.collections, leaseMs: cli.leaseSeconds * 1000 });
+  cd = await ContentDistributor.start({
+    mw,
+    log,
+    nodeId: cli.nodeId,
+    basePort: cli.basePort,
+    collections: cli.collections,
+    leaseMs: cli.leaseSeconds * 1000,
+    // MS-FSDPD 3.5.5: restart the unresponsive item processor through the node controller of its node
+    onLeaseExpired: async (p) => {
+      await restartThroughNodeController(mw, p, { log });
+    },
+  });
 } catch (err) {
   log.fatal({ err: (err as Error).message }, 'cannot start');
   await mw.close();
