@@ -178,11 +178,13 @@ export class BatchProcessor {
     let out: Operation[] = [];
     let pipelineName = '';
     let completed = false;
+    let tPipeline = t0;
     try {
       const pipeline = this.o.pipelines().forCollection(collection);
       pipelineName = pipeline.name;
       batchMsgs.push(['INFO', `${batch.operations.length} operations (${first}..${last}) of session ${session_id}, collection "${collection}", pipeline "${pipeline.name}"`]);
       out = await this.processOperations(pipeline, input, errors, warnings);
+      tPipeline = performance.now();
       if (errors.length > 0) batchMsgs.push(['ERROR', `${errors.length} operations failed: ${errors.map((e) => `${e.operation_id} (${e.description})`).join('; ')}`.slice(0, 2000)]);
       if (warnings.length > 0) batchMsgs.push(['WARNING', `${warnings.length} warnings`]);
       completed = await this.forward(input, new OperationSet({ completed_op_id: batch.completed_op_id, operations: out }), batchMsgs);
@@ -196,7 +198,11 @@ export class BatchProcessor {
       batchMsgs.push(['INFO', `memory: JS heap ${heap} bytes in use (${heap - heap0 >= 0 ? '+' : ''}${heap - heap0} during the batch)`]);
     }
     status.logBatch(batchId, { status: statusOf(batchMsgs), modified: Date.now(), msgs: batchMsgs, elapsed: (performance.now() - t0) / 1000 });
-    log.debug({ collection, session_id, first, last, pipeline: pipelineName, errors: errors.length, completed }, 'batch processed');
+    const tEnd = performance.now();
+    log.debug(
+      { collection, session_id, first, last, pipeline: pipelineName, errors: errors.length, completed, pipeline_ms: Math.round(tPipeline - t0), forward_ms: Math.round(tEnd - tPipeline) },
+      'batch processed',
+    );
 
     // not busy before `processed`: the distributor may send the next batch as soon as it has it
     this.finishWork();

@@ -202,7 +202,10 @@ export class FeedingClient {
         const retryable = err instanceof ProcessorsBusy || err instanceof SystemResourceError || err instanceof ShuttingDown || (err as { retryable?: boolean }).retryable === true;
         if (retryable && attempt < 10_000) {
           this.stats.busyRetries++;
-          await sleep(backoffDelay(attempt, { initialMs: 2, maxMs: 500, jitter: true }));
+          // processors_busy lasts one batch time (tens of ms): retry soon, or the processors idle while we sleep;
+          // anything else (a distributor shutting down, a resource error) backs off further
+          const busy = err instanceof ProcessorsBusy;
+          await sleep(backoffDelay(attempt, busy ? { initialMs: 1, maxMs: 10, jitter: true } : { initialMs: 10, maxMs: 1000, jitter: true }));
           continue;
         }
         // not accepted and not retryable: each operation ends here, failed with the reason

@@ -29,7 +29,11 @@ const PREVIEW_CHARS = 80;
 export function previewAttribute(attr: KeyValuePair): string {
   let s: string;
   if (attr instanceof BytearrayAttribute) s = `<${attr.value.length} bytes>`;
-  else if ('value' in attr) s = JSON.stringify((attr as { value: unknown }).value) ?? '';
+  else if ('value' in attr) {
+    // only the head is shown: never stringify and scan a whole document body for a preview
+    const v = (attr as { value: unknown }).value;
+    s = JSON.stringify(typeof v === 'string' && v.length > PREVIEW_CHARS * 2 ? v.slice(0, PREVIEW_CHARS * 2) : v) ?? '';
+  }
   else if ('values' in attr) s = `[${(attr as { values: readonly unknown[] }).values.length} values]`;
   else s = '';
   s = s.replace(/\s+/g, ' ');
