@@ -59,6 +59,9 @@ describe('item processors under a node controller', () => {
     const first = await client.drain(90_000);
     expect(first.unfinished).toEqual([]);
     expect(first.stats.lost).toBeGreaterThanOrEqual(100);
+    // lost with the hung processors, resubmitted, and completed once a restarted processor took them
+    expect(first.stats).toMatchObject({ completed: 100, failed: 0, duplicateFinals: 0 });
+    for (let i = 0; i < 100; i++) expect(first.outcomes.get(`slow-${i}`)).toMatchObject({ kind: 'completed' });
     for (const p of await chain.processes()) if (p.pid) process.kill(p.pid, 'SIGCONT');
     for (let i = 0; i < 100; i++) await client.feed(text(i, 'fresh'));
     const { outcomes, unfinished } = await client.drain(60_000);
