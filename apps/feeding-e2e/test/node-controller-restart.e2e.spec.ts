@@ -21,7 +21,14 @@ describe('item processors under a node controller', () => {
     });
   }, 120_000);
   afterAll(async () => {
-    for (const p of (await chain?.processes().catch(() => [])) ?? []) if (p.pid) process.kill(p.pid, 'SIGCONT');
+    // wake whatever is still stopped (a process may have been restarted since the list was taken)
+    for (const p of await chain.processes()) {
+      try {
+        if (p.pid) process.kill(p.pid, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+    }
     await chain?.stop();
   });
 
@@ -62,7 +69,14 @@ describe('item processors under a node controller', () => {
     // lost with the hung processors, resubmitted, and completed once a restarted processor took them
     expect(first.stats).toMatchObject({ completed: 100, failed: 0, duplicateFinals: 0 });
     for (let i = 0; i < 100; i++) expect(first.outcomes.get(`slow-${i}`)).toMatchObject({ kind: 'completed' });
-    for (const p of await chain.processes()) if (p.pid) process.kill(p.pid, 'SIGCONT');
+    // wake whatever is still stopped (a process may have been restarted since the list was taken)
+    for (const p of await chain.processes()) {
+      try {
+        if (p.pid) process.kill(p.pid, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+    }
     for (let i = 0; i < 100; i++) await client.feed(text(i, 'fresh'));
     const { outcomes, unfinished } = await client.drain(60_000);
     expect(unfinished).toEqual([]);

@@ -100,6 +100,8 @@ export class FeedingClient {
   private readonly pending = new Map<number, PendingOp>();
   private readonly finalIds = new Set<number>();
   private buffer: FeedDocument[] = [];
+  /** Documents queued for resubmission but not sent yet: neither pending nor final, so drain must wait for them. */
+  private requeued = 0;
   private readonly stats: FeedingStats = {
     submitted: 0,
     batches: 0,
@@ -145,7 +147,7 @@ export class FeedingClient {
   }
 
   get snapshot(): FeedingStats {
-    return { ...this.stats, inFlight: this.pending.size };
+    return { ...this.stats, inFlight: this.pending.size + this.requeued };
   }
 
   get results(): ReadonlyMap<string, DocumentOutcome> {
@@ -249,8 +251,13 @@ export class FeedingClient {
   private resubmit(items: { doc: FeedDocument; attempts: number }[]): void {
     if (!items.length) return;
     this.stats.resubmitted += items.length;
+    this.requeued += items.length;
     this.sending = this.sending.then(async () => {
-      for (let i = 0; i < items.length; i += this.batchSize) await this.sendBatch(items.slice(i, i + this.batchSize));
+      for (let i = 0; i < items.length; i += this.batchSize) {
+        const chunk = items.slice(i, i + this.batchSize);
+        this.requeued -= chunk.length;
+        await this.sendBatch(chunk);
+      }
     });
   }
 
@@ -318,12 +325,13 @@ export class FeedingClient {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       await this.sending;
-      if (this.pending.size === 0) break;
+      if (this.pending.size === 0 && this.requeued === 0) break;
       const left = deadline - Date.now();
       if (left <= 0) break;
       await Promise.race([this.waitForProgress(), sleep(Math.min(left, 1000))]);
     }
     const unfinished = [...this.pending.values()].map((p) => p.doc.id);
+    if (this.requeued > 0) this.opts.log.warn({ requeued: this.requeued }, 'drain timed out with resubmissions not sent yet');
     return { stats: this.snapshot, outcomes: this.outcomes, unfinished };
   }
 
