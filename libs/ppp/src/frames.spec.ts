@@ -1,0 +1,76 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeFrames, encodeFrames, MAX_FRAMES, PppFrameError } from './frames';
+
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+describe('frames codec', () => {
+  it('encode - a READY from worker "w1" is two length-prefixed frames', () => {
+    expect(hex(encodeFrames([Buffer.from('w1'), Uint8Array.of(1)]))).toBe('00000002773100000001' + '01');
+  });
+
+  it('decode - empty frames (the delimiter) survive the round trip', () => {
+    const frames = [Buffer.from('addr'), new Uint8Array(0), Buffer.from('body')];
+    expect(decodeFrames(encodeFrames(frames)).map(hex)).toEqual(frames.map(hex));
+  });
+
+  it('decode - truncated length, truncated frame and empty input are PppFrameError', () => {
+    expect(() => decodeFrames(new Uint8Array(0))).toThrow(PppFrameError);
+    expect(() => decodeFrames(Uint8Array.of(0, 0, 0))).toThrow(/truncated length/);
+    expect(() => decodeFrames(Uint8Array.of(0, 0, 0, 5, 1, 2))).toThrow(/claims 5 bytes, 2 left/);
+    expect(() => decodeFrames(Uint8Array.of(0xff, 0xff, 0xff, 0xff))).toThrow(PppFrameError);
+  });
+
+  it('encode - no frames or too many frames is PppFrameError', () => {
+    expect(() => encodeFrames([])).toThrow(PppFrameError);
+    expect(() => encodeFrames(Array.from({ length: MAX_FRAMES + 1 }, () => new Uint8Array(0)))).toThrow(PppFrameError);
+    expect(() => decodeFrames(new Uint8Array(4 * (MAX_FRAMES + 1)))).toThrow(/more than/);
+  });
+
+  it('decode - a subarray view at an offset decodes like a copy', () => {
+    const enc = encodeFrames([Buffer.from('x'), Buffer.from('yz')]);
+    const big = new Uint8Array(enc.length + 7);
+    big.set(enc, 3);
+    expect(decodeFrames(big.subarray(3, 3 + enc.length)).map(hex)).toEqual(['78', '797a']);
+  });
+
+  it('property - any frames round-trip', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { minLength: 1, maxLength: 20 }), (frames) => {
+        expect(decodeFrames(encodeFrames(frames)).map(hex)).toEqual(frames.map(hex));
+      }),
+    );
+  });
+
+  it('property - any bytes decode to frames or raise PppFrameError, nothing else', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        try {
+          const frames = decodeFrames(bytes);
+          expect(hex(encodeFrames(frames))).toBe(hex(bytes));
+        } catch (err) {
+          expect(err).toBeInstanceOf(PppFrameError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property - a valid message with bytes flipped or cut decodes or raises PppFrameError', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 16 }), { minLength: 1, maxLength: 8 }), fc.nat(), fc.integer({ min: 0, max: 255 }), fc.nat(), (frames, pos, byte, cut) => {
+        const enc = encodeFrames(frames).slice();
+        enc[pos % enc.length] = byte;
+        const cutAt = cut % (enc.length + 1);
+        for (const input of [enc, enc.subarray(0, cutAt)]) {
+          try {
+            decodeFrames(input);
+          } catch (err) {
+            expect(err).toBeInstanceOf(PppFrameError);
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

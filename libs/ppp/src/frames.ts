@@ -1,0 +1,49 @@
+/**
+ * Multipart PPP messages on NATS: a NATS message carries the frames of one ZeroMQ multipart message, each as a
+ * 4-byte big-endian length and its bytes. Pure: no transport, no clock.
+ *
+ *   encodeFrames([identity, READY])  →  00 00 00 05 <identity> 00 00 00 01 01
+ */
+
+/** Upper bound of frames in one message (a hostile peer can't make us allocate a huge array). */
+export const MAX_FRAMES = 1024;
+
+export class PppFrameError extends Error {
+  override readonly name = 'PppFrameError';
+  readonly code = 'bad_frames';
+  readonly retryable = false;
+}
+
+export function encodeFrames(frames: readonly Uint8Array[]): Uint8Array {
+  if (frames.length === 0) throw new PppFrameError('a message has at least one frame');
+  if (frames.length > MAX_FRAMES) throw new PppFrameError(`a message has at most ${MAX_FRAMES} frames, got ${frames.length}`);
+  let size = 0;
+  for (const f of frames) size += 4 + f.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let o = 0;
+  for (const f of frames) {
+    view.setUint32(o, f.length);
+    out.set(f, o + 4);
+    o += 4 + f.length;
+  }
+  return out;
+}
+
+/** Decodes one message; any malformed input raises PppFrameError and nothing else. */
+export function decodeFrames(data: Uint8Array): Uint8Array[] {
+  if (data.length === 0) throw new PppFrameError('empty message: no frames');
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const frames: Uint8Array[] = [];
+  let o = 0;
+  while (o < data.length) {
+    if (frames.length >= MAX_FRAMES) throw new PppFrameError(`more than ${MAX_FRAMES} frames`);
+    if (data.length - o < 4) throw new PppFrameError(`truncated length at byte ${o}: ${data.length - o} of 4 bytes`);
+    const len = view.getUint32(o);
+    o += 4;
+    if (len > data.length - o) throw new PppFrameError(`frame ${frames.length} claims ${len} bytes, ${data.length - o} left`);
+    frames.push(data.subarray(o, o + len));
+    o += len;
+  }
+  return frames;
+}

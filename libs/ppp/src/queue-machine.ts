@@ -1,0 +1,168 @@
+/**
+ * The PPP queue as a state machine, after zguide ppqueue.c: events in (a worker's message, a client's request,
+ * time), actions out (send to a worker, answer a client). One record per worker with its expiry; idle workers in
+ * LRU order; client requests wait in a bounded line while no worker is free. No I/O: the NATS plumbing is queue.ts.
+ */
+import { systemClock, type Clock, type TimerHandle } from '@esp/timers';
+import { PppQueueFull, PppWorkerDied, type PppError } from './errors';
+import { envelopeFrames, HEARTBEAT_FRAME, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, parsePppMessage } from './protocol';
+
+export interface QueueOptions {
+  /** Heartbeat interval agreed with the workers (ms, default 1000). */
+  heartbeatMs?: number;
+  /** A worker silent for liveness × heartbeatMs is dead (default 3). */
+  liveness?: number;
+  /** Client requests that may wait for a free worker; beyond that, PppQueueFull (default 256). */
+  maxPending?: number;
+  /** How often a request whose worker died is given to another worker before failing (default 1; 0 = never). */
+  maxResends?: number;
+  clock?: Clock;
+}
+
+export type QueueAction =
+  | { type: 'send'; worker: string; frames: Uint8Array[] }
+  | { type: 'reply'; request: string; content: Uint8Array[] }
+  | { type: 'fail'; request: string; error: PppError }
+  | { type: 'worker-ready'; worker: string }
+  | { type: 'worker-dead'; worker: string; silentMs: number; request?: string }
+  | { type: 'dropped'; worker: string; reason: string };
+
+interface Request {
+  id: string;
+  content: Uint8Array[];
+  resends: number;
+}
+
+interface Worker {
+  id: string;
+  expiry: number;
+  lastSeen: number;
+  request: Request | undefined;
+}
+
+const utf8 = new TextEncoder();
+const utf8d = new TextDecoder();
+
+export class QueueMachine {
+  readonly heartbeatMs: number;
+  readonly liveness: number;
+  private readonly maxPending: number;
+  private readonly maxResends: number;
+  private readonly clock: Clock;
+  private readonly workers = new Map<string, Worker>();
+  /** Idle workers, least recently used first. */
+  private ready: string[] = [];
+  private pending: Request[] = [];
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private readonly emit: (a: QueueAction) => void,
+    opts: QueueOptions = {},
+  ) {
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
+    this.liveness = opts.liveness ?? HEARTBEAT_LIVENESS;
+    this.maxPending = opts.maxPending ?? 256;
+    this.maxResends = opts.maxResends ?? 1;
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  /** Starts the heartbeat loop: heartbeats to every live worker, expired workers purged. */
+  start(): void {
+    if (this.timer) return;
+    const tick = (): void => {
+      this.purge();
+      for (const w of this.workers.values()) this.emit({ type: 'send', worker: w.id, frames: [HEARTBEAT_FRAME] });
+      this.timer = this.clock.setTimeout(tick, this.heartbeatMs);
+    };
+    this.timer = this.clock.setTimeout(tick, this.heartbeatMs);
+  }
+
+  stop(): void {
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  get stats(): { workers: number; idle: number; pending: number } {
+    return { workers: this.workers.size, idle: this.ready.length, pending: this.pending.length };
+  }
+
+  isAlive(worker: string): boolean {
+    return this.workers.has(worker);
+  }
+
+  /** A message from a worker (its identity already taken off). Any message counts as life. */
+  onWorker(id: string, frames: readonly Uint8Array[]): void {
+    const msg = parsePppMessage(frames);
+    const now = this.clock.now();
+    let w = this.workers.get(id);
+    if (msg.kind === 'ready') {
+      if (w?.request) this.recover(w.request, `worker ${id} restarted (READY) while holding request ${w.request.id}`);
+      w = { id, expiry: 0, lastSeen: now, request: undefined };
+      this.workers.set(id, w);
+      this.ready = this.ready.filter((r) => r !== id);
+      this.ready.push(id);
+      this.emit({ type: 'worker-ready', worker: id });
+    }
+    if (!w) {
+      // not READY from a worker we don't know (or declared dead): stop talking to it; it will send READY again
+      this.emit({ type: 'dropped', worker: id, reason: `${msg.kind} from a worker that is not ready` });
+      return;
+    }
+    w.lastSeen = now;
+    w.expiry = now + this.heartbeatMs * this.liveness;
+    if (msg.kind === 'malformed') this.emit({ type: 'dropped', worker: id, reason: msg.reason });
+    if (msg.kind === 'envelope') {
+      const req = w.request;
+      const addr = msg.envelope.length === 1 && msg.envelope[0] ? utf8d.decode(msg.envelope[0]) : undefined;
+      if (!req || addr !== req.id) {
+        this.emit({ type: 'dropped', worker: id, reason: `reply for ${addr ?? 'an unknown address'} while holding ${req?.id ?? 'nothing'}` });
+      } else {
+        w.request = undefined;
+        this.ready.push(id);
+        this.emit({ type: 'reply', request: req.id, content: msg.content });
+      }
+    }
+    this.dispatch();
+  }
+
+  /** A client's request (its content frames); `id` must be unique among the requests in flight. */
+  onRequest(id: string, content: Uint8Array[]): void {
+    if (this.ready.length === 0 && this.pending.length >= this.maxPending) {
+      this.emit({ type: 'fail', request: id, error: new PppQueueFull(`no worker free and ${this.pending.length} requests waiting (max ${this.maxPending})`) });
+      return;
+    }
+    this.pending.push({ id, content, resends: 0 });
+    this.dispatch();
+  }
+
+  private dispatch(): void {
+    while (this.ready.length > 0 && this.pending.length > 0) {
+      const w = this.workers.get(this.ready.shift() ?? '');
+      const req = this.pending.shift();
+      if (!w || !req) continue;
+      w.request = req;
+      this.emit({ type: 'send', worker: w.id, frames: envelopeFrames([utf8.encode(req.id)], req.content) });
+    }
+  }
+
+  private purge(): void {
+    const now = this.clock.now();
+    for (const w of [...this.workers.values()]) {
+      if (w.expiry > now) continue;
+      this.workers.delete(w.id);
+      this.ready = this.ready.filter((r) => r !== w.id);
+      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, ...(w.request ? { request: w.request.id } : {}) });
+      if (w.request) this.recover(w.request, `worker ${w.id} died holding request ${w.request.id}`);
+    }
+    this.dispatch();
+  }
+
+  private recover(req: Request, why: string): void {
+    if (req.resends < this.maxResends) {
+      req.resends++;
+      this.pending.unshift(req);
+    } else {
+      this.emit({ type: 'fail', request: req.id, error: new PppWorkerDied(`${why}; resent ${req.resends} time(s) already`) });
+    }
+  }
+}

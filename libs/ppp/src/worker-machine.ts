@@ -1,0 +1,114 @@
+/**
+ * The PPP worker as a state machine, after zguide ppworker.c: READY first, heartbeats every interval (busy or idle),
+ * a queue silent for liveness × interval is dead → wait (1 s doubling to 32 s) and send READY again.
+ * No I/O: the NATS plumbing is worker.ts.
+ */
+import { backoffDelay, systemClock, type Clock, type TimerHandle } from '@esp/timers';
+import {
+  envelopeFrames,
+  HEARTBEAT_FRAME,
+  HEARTBEAT_INTERVAL_MS,
+  HEARTBEAT_LIVENESS,
+  parsePppMessage,
+  READY_FRAME,
+  RECONNECT_INITIAL_MS,
+  RECONNECT_MAX_MS,
+} from './protocol';
+
+export interface WorkerOptions {
+  heartbeatMs?: number;
+  liveness?: number;
+  /** Reconnect backoff after a dead queue: initial and cap (default 1000 → 32000 ms, doubling). */
+  reconnectInitialMs?: number;
+  reconnectMaxMs?: number;
+  clock?: Clock;
+}
+
+export type WorkerAction =
+  | { type: 'send'; frames: Uint8Array[] }
+  | { type: 'request'; envelope: Uint8Array[]; content: Uint8Array[] }
+  | { type: 'queue-dead'; retryInMs: number }
+  | { type: 'dropped'; reason: string };
+
+export class WorkerMachine {
+  readonly heartbeatMs: number;
+  readonly liveness: number;
+  private readonly reconnectInitialMs: number;
+  private readonly reconnectMaxMs: number;
+  private readonly clock: Clock;
+  private state: 'stopped' | 'live' | 'waiting' = 'stopped';
+  private expiry = 0;
+  private attempt = 0;
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private readonly emit: (a: WorkerAction) => void,
+    opts: WorkerOptions = {},
+  ) {
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
+    this.liveness = opts.liveness ?? HEARTBEAT_LIVENESS;
+    this.reconnectInitialMs = opts.reconnectInitialMs ?? RECONNECT_INITIAL_MS;
+    this.reconnectMaxMs = opts.reconnectMaxMs ?? RECONNECT_MAX_MS;
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  get status(): 'stopped' | 'live' | 'waiting' {
+    return this.state;
+  }
+
+  start(): void {
+    if (this.state !== 'stopped') return;
+    this.connect();
+  }
+
+  stop(): void {
+    this.state = 'stopped';
+    this.arm(undefined);
+  }
+
+  /** A message from the queue. Any message is a sign of life. */
+  onMessage(frames: readonly Uint8Array[]): void {
+    // while waiting to reconnect we are disconnected (ppworker.c closes its socket): what arrives is a backlog
+    if (this.state !== 'live') return;
+    this.expiry = this.clock.now() + this.heartbeatMs * this.liveness;
+    this.attempt = 0;
+    const msg = parsePppMessage(frames);
+    if (msg.kind === 'envelope') this.emit({ type: 'request', envelope: msg.envelope, content: msg.content });
+    else if (msg.kind === 'malformed') this.emit({ type: 'dropped', reason: msg.reason });
+    else if (msg.kind === 'ready') this.emit({ type: 'dropped', reason: 'READY from the queue' });
+  }
+
+  /** The answer to a request: same envelope, new content. */
+  reply(envelope: readonly Uint8Array[], content: readonly Uint8Array[]): void {
+    if (this.state === 'stopped') return;
+    this.emit({ type: 'send', frames: envelopeFrames(envelope, content) });
+  }
+
+  private connect(): void {
+    this.state = 'live';
+    this.expiry = this.clock.now() + this.heartbeatMs * this.liveness;
+    this.emit({ type: 'send', frames: [READY_FRAME] });
+    this.arm(this.heartbeatMs);
+  }
+
+  private tick(): void {
+    if (this.state !== 'live') return;
+    if (this.clock.now() >= this.expiry) {
+      const retryInMs = backoffDelay(this.attempt++, { initialMs: this.reconnectInitialMs, maxMs: this.reconnectMaxMs });
+      this.state = 'waiting';
+      this.emit({ type: 'queue-dead', retryInMs });
+      this.timer = this.clock.setTimeout(() => {
+        this.timer = undefined;
+        if (this.state === 'waiting') this.connect();
+      }, retryInMs);
+      return;
+    }
+    this.emit({ type: 'send', frames: [HEARTBEAT_FRAME] });
+    this.arm(this.heartbeatMs);
+  }
+
+  private arm(ms: number | undefined): void {
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = ms === undefined ? undefined : this.clock.setTimeout(() => this.tick(), ms);
+  }
+}
