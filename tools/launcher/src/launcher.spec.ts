@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeedingClient } from '@esp/content-client';
@@ -8,8 +8,31 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getProcessList, readyUrl } from './node-control';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
+
+interface StackJson {
+  nats: string;
+  processes: { name: string; pid: number; xmlrpc_url?: string; state?: string; node_controller?: string }[];
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('readyUrl', () => {
+  it('takes the name and the status URL from an app ready line on the node controller stderr', () => {
+    expect(readyUrl('[item-processor-2] {"level":30,"name":"item-processor-2","status_url":"http://h:1/RPC2","msg":"ready"}')).toEqual({ name: 'item-processor-2', url: 'http://h:1/RPC2' });
+    expect(readyUrl('[indexer] {"msg":"ready","port":16390}')).toBeUndefined();
+    expect(readyUrl('[item-processor-1] {"msg":"registered","status_url":"http://h:1/RPC2"}')).toBeUndefined();
+  });
+});
 
 describe('npm start (launcher)', () => {
   let ns: NatsServer;
@@ -20,7 +43,7 @@ describe('npm start (launcher)', () => {
     await ns?.cleanup();
   });
 
-  it('starts the stack on NATS_URL, writes stack.json, feeds and finds a document, and stops cleanly on SIGINT', async () => {
+  it('starts config server and node controller with the default profile on NATS_URL, writes stack.json, feeds and finds a document, and stops everything on SIGINT', async () => {
     const home = mkdtempSync(join(tmpdir(), 'esp-home-'));
     const proc = spawn(process.execPath, ['--import', 'tsx', 'tools/launcher/src/main.ts', '--home', home], {
       cwd: ROOT,
@@ -29,14 +52,25 @@ describe('npm start (launcher)', () => {
     });
     let stderr = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let pids: number[] = [];
     try {
-      await waitFor(() => stderr.includes('Ctrl-C stops everything'), { timeoutMs: 90_000, what: 'launcher ready' });
-      const stack = JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as { nats: string; processes: { name: string; pid: number }[] };
+      await waitFor(() => stderr.includes('Ctrl-C stops everything') || proc.exitCode !== null, { timeoutMs: 90_000, what: 'launcher ready' });
+      expect(proc.exitCode, stderr).toBeNull();
+      const stack = JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as StackJson;
       expect(stack.nats).toBe(ns.url);
-      const nameServer = stack.processes.find((p) => p.name === 'name-server');
-      expect(nameServer?.pid).toBeGreaterThan(0);
-      expect(stack.processes.map((p) => p.name)).toEqual(['name-server', 'indexer', 'content-distributor', 'item-processor-1', 'item-processor-2']);
-      expect(stack.processes.find((p) => p.name === 'item-processor-1')).toMatchObject({ status_url: expect.stringMatching(/^http:\/\/.*\/RPC2$/) });
+      expect(stack.processes.map((p) => p.name)).toEqual(['name-server', 'config-server', 'node-controller', 'indexer', 'content-distributor', 'item-processor-1', 'item-processor-2']);
+      pids = stack.processes.map((p) => p.pid);
+      for (const p of stack.processes) expect(p.pid, p.name).toBeGreaterThan(0);
+      const byName = Object.fromEntries(stack.processes.map((p) => [p.name, p]));
+      expect(byName['config-server']?.xmlrpc_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/RPC2$/);
+      expect(byName['item-processor-1']?.xmlrpc_url).toMatch(/^http:\/\/.*\/RPC2$/);
+      expect(byName['item-processor-2']?.node_controller).toBe('node-controller');
+      // what stack.json says is what the node controller says
+      const rows = await getProcessList(byName['node-controller']?.xmlrpc_url ?? '');
+      expect(rows.map((r) => [r.name, r.pid, r.state])).toEqual(stack.processes.slice(3).map((p) => [p.name, p.pid, 'running']));
+      // the printed table names every process
+      for (const p of stack.processes) expect(stderr).toContain(`${p.name.padEnd(22)} pid ${p.pid}`);
+
       const mw = await Middleware.connect({ name: 't', servers: ns.url });
       await mw.names.ping();
       const client = await FeedingClient.open({ mw, collection: 'default', log: createLogger('t', {}, { level: 'warn' }) });
@@ -47,14 +81,19 @@ describe('npm start (launcher)', () => {
       expect((await search.search('default', 'launcher', 5, 0)).hits.map((h) => h.id)).toEqual(['hello']);
       await client.close();
       await mw.close();
+
       const exited = new Promise<number | null>((r) => proc.once('exit', r));
       proc.kill('SIGINT');
       expect(await exited).toBe(0);
-      expect(() => process.kill(nameServer!.pid, 0)).toThrow();
-      expect(stderr).toMatch(/name-server stopped/);
+      await waitFor(() => pids.every((pid) => !alive(pid)), { timeoutMs: 10_000, what: 'every process of the stack gone' });
+      // in reverse order: the node controller's processes, then the config server, then the name server
+      const order = ['node-controller stopped', 'config-server stopped', 'name-server stopped'].map((s) => stderr.indexOf(s));
+      expect(order.every((i) => i >= 0)).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
     } finally {
       proc.kill('SIGKILL');
+      for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(home, { recursive: true, force: true });
     }
-    expect(existsSync(join(home, 'stack.json'))).toBe(true);
   }, 150_000);
 });

@@ -4,28 +4,36 @@
  *   npm start                 # NATS_URL, else 127.0.0.1:4222, else a local nats-server with JetStream in .esp/nats
  *   npm start -- --help
  *
- * Starts the apps in order, waits until each says it is ready, prints what runs where and writes the same as JSON to
- * .esp/stack.json (ESP_HOME overrides .esp). Ctrl-C stops everything in reverse order, letting calls in flight
- * finish. A process that dies is restarted with backoff.
+ * Starts the name server and the config server, then the node controller with a node profile (default:
+ * tools/launcher/profiles/default.json: indexer, content distributor, two item processors), waits until the node
+ * controller reports every process running, prints what runs where and writes the same as JSON to .esp/stack.json
+ * (ESP_HOME overrides .esp). Ctrl-C stops everything in reverse order (the node controller stops its processes in
+ * reverse profile order), letting calls in flight finish.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureNats } from './nats-endpoint';
+import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
 import { Supervisor, type ProcessSpec } from './supervisor';
+
+const DEFAULT_PROFILE = new URL('../profiles/default.json', import.meta.url).pathname;
 
 const HELP = `Usage: npm start [-- options]
 
 Starts the ESP content pipeline on this machine.
 
-Starts: the name server, the indexer (data in <home>/indexer), a content distributor and two item processors.
+Starts: the name server, the config server (collections in <home>/config), and a node controller that runs the
+node profile: by default the indexer (data in <home>/indexer), a content distributor and two item processors.
 Then feed documents with \`npm run feed -- --collection default <files>\` and search with
 \`npm run -s search -- "words" --collection default\`.
 
 Options:
   --home <dir>         state directory (stack.json, NATS data, index) (default: $ESP_HOME or .esp)
   --collections <a,b>  collections to serve (default: $ESP_COLLECTIONS or "default")
-  -h, --help       show this help
+  --profile <file>     node profile template; {home} and {collections} are filled in
+                       (default: tools/launcher/profiles/default.json)
+  -h, --help           show this help
 
 Environment:
   NATS_URL         use this NATS server instead of 127.0.0.1:4222 or a local one
@@ -33,7 +41,7 @@ Environment:
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     process.stderr.write(`launcher: ${(err as Error).message}\nTry --help.\n`);
     process.exit(2);
@@ -57,27 +65,42 @@ try {
 }
 say(`NATS at ${nats.url} (${nats.source === 'started' ? `started here, data in ${join(home, 'nats')}` : nats.source})`);
 
-const collections = values.collections ?? process.env['ESP_COLLECTIONS'] ?? 'default';
-const nat = ['--nats', nats.url, '--wait'];
-const specs: ProcessSpec[] = [
-  { name: 'name-server', entry: 'apps/name-server/src/main.ts', args: nat },
-  { name: 'indexer', entry: 'apps/indexer/src/main.ts', args: [...nat, '--data', join(home, 'indexer'), '--collections', collections] },
-  { name: 'content-distributor', entry: 'apps/content-distributor/src/main.ts', args: [...nat, '--collections', collections] },
-  { name: 'item-processor-1', entry: 'apps/item-processor/src/main.ts', args: [...nat, '--name', 'item-processor-1', '--status-port', '0'] },
-  { name: 'item-processor-2', entry: 'apps/item-processor/src/main.ts', args: [...nat, '--name', 'item-processor-2', '--status-port', '0'] },
-];
+const collections = (values.collections ?? process.env['ESP_COLLECTIONS'] ?? 'default').split(',').map((c) => c.trim()).filter(Boolean);
+const configDir = join(home, 'config');
+mkdirSync(configDir, { recursive: true });
+writeFileSync(join(configDir, 'collections.json'), JSON.stringify({ collections: collections.map((name) => ({ name, pipeline: 'default' })) }, null, 2) + '\n');
+const profileFile = join(home, 'node.json');
+try {
+  writeFileSync(profileFile, JSON.stringify(fillProfile(resolve(values.profile ?? DEFAULT_PROFILE), { home, collections: collections.join(',') }), null, 2) + '\n');
+} catch (err) {
+  say(`cannot read the node profile: ${(err as Error).message}`);
+  process.exit(2);
+}
 
+// every app (and the node controller's apps, which inherit its environment) finds NATS through NATS_URL
+process.env['NATS_URL'] = nats.url;
 const supervisor = new Supervisor(say);
+/** Status / XML-RPC URLs of the node controller's processes, from their ready lines. */
+const urls = new Map<string, string>();
+let rows: ProcessRow[] = [];
+
+const describe = () => {
+  const own = supervisor.describe().map((p) => ({ name: p.name, pid: p.pid, ...(p.xmlrpc_url ? { xmlrpc_url: p.xmlrpc_url } : {}), restarts: p.restarts }));
+  const node = rows.map((r) => ({ name: r.name, pid: r.pid, ...(urls.has(r.name) ? { xmlrpc_url: urls.get(r.name) } : {}), restarts: r.restarts, state: r.state, node_controller: 'node-controller' }));
+  return [...own, ...node];
+};
 const writeStack = () => {
-  const stack = { nats: nats.url, started_at: new Date().toISOString(), processes: supervisor.describe() };
+  const stack = { nats: nats.url, started_at: new Date().toISOString(), home, profile: profileFile, processes: describe() };
   writeFileSync(join(home, 'stack.json'), JSON.stringify(stack, null, 2) + '\n');
 };
 supervisor.onChange = writeStack;
 
 let stopping = false;
-const stop = async (signal: string) => {
+const timers: { refresh?: NodeJS.Timeout } = {};
+const stop = async (signal: string, code = 0) => {
   if (stopping) return;
   stopping = true;
+  if (timers.refresh) clearInterval(timers.refresh);
   say(`${signal}: stopping in order`);
   await supervisor.stopAll();
   if (nats.started) {
@@ -85,19 +108,61 @@ const stop = async (signal: string) => {
     await new Promise((r) => nats.started?.once('exit', r));
   }
   say('stopped');
-  process.exit(0);
+  process.exit(code);
 };
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
 
+const nat = ['--nats', nats.url, '--wait'];
+const nodeControllerUrl = () => supervisor.describe().find((p) => p.name === 'node-controller')?.xmlrpc_url;
 try {
-  for (const spec of specs) await supervisor.start(spec);
+  await supervisor.start({ name: 'name-server', entry: 'apps/name-server/src/main.ts', args: nat });
+  await supervisor.start({ name: 'config-server', entry: 'apps/config-server/src/main.ts', args: [...nat, '--port', '0', '--listen', '127.0.0.1', '--config-dir', configDir] });
+  const cfgUrl = supervisor.describe().find((p) => p.name === 'config-server')?.xmlrpc_url;
+  if (!cfgUrl) throw new Error('the config server did not say its xmlrpc_url');
+  const nodeController: ProcessSpec = {
+    name: 'node-controller',
+    entry: 'apps/node-controller/src/main.ts',
+    args: ['--profile', profileFile, '--port', '0', '--listen', '127.0.0.1', '--config-server', cfgUrl],
+    stopTimeoutMs: 120_000,
+    onStderrLine: (line) => {
+      const r = readyUrl(line);
+      if (r) urls.set(r.name, r.url);
+    },
+  };
+  await supervisor.start(nodeController);
+  // the node controller is ready once it has started every process; wait until each says it is ready
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (stopping) await new Promise(() => undefined);
+    const url = nodeControllerUrl();
+    rows = url ? await getProcessList(url).catch(() => rows) : rows;
+    if (rows.length && rows.every((r) => r.state === 'running')) break;
+    if (Date.now() > deadline) throw new Error(`not every process became ready: ${rows.map((r) => `${r.name} ${r.state}`).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 } catch (err) {
   say(`start failed: ${(err as Error).message}`);
-  await supervisor.stopAll();
-  process.exit(1);
+  await stop('start failed', 1);
 }
 writeStack();
 say('running:');
-for (const p of supervisor.describe()) say(`  ${p.name.padEnd(22)} pid ${p.pid}${p.status_url ? `  status ${p.status_url}` : ''}`);
+for (const p of describe()) say(`  ${p.name.padEnd(22)} pid ${String(p.pid).padEnd(8)}${p.xmlrpc_url ? ` XML-RPC ${p.xmlrpc_url}` : ''}`);
 say(`state written to ${join(home, 'stack.json')}; Ctrl-C stops everything`);
+
+// keep stack.json current when the node controller restarts a process (new pid, new status URL)
+let last = JSON.stringify(describe().map((p) => [p.pid, p.xmlrpc_url]));
+timers.refresh = setInterval(() => {
+  const url = nodeControllerUrl();
+  if (!url || stopping) return;
+  void getProcessList(url)
+    .then((r) => {
+      rows = r;
+      const now = JSON.stringify(describe().map((p) => [p.pid, p.xmlrpc_url]));
+      if (now !== last && !stopping) {
+        last = now;
+        writeStack();
+      }
+    })
+    .catch(() => undefined);
+}, 2000);

@@ -7,10 +7,15 @@ export interface ProcessSpec {
   entry: string;
   args?: string[];
   env?: Record<string, string>;
+  /** Every stderr line of the process (it is forwarded to our stderr as well). */
+  onStderrLine?: (line: string) => void;
+  /** SIGKILL when it has not exited this long after SIGTERM (default: stopAll's timeout). */
+  stopTimeoutMs?: number;
 }
 
 interface Running {
   statusUrl?: string;
+  xmlrpcUrl?: string;
   spec: ProcessSpec;
   child: ChildProcess;
   restarts: number;
@@ -28,8 +33,15 @@ export class Supervisor {
 
   constructor(private readonly say: (line: string) => void) {}
 
-  describe(): { name: string; pid: number | undefined; restarts: number; entry: string; status_url?: string }[] {
-    return this.running.map((r) => ({ name: r.spec.name, pid: r.child.pid, restarts: r.restarts, entry: r.spec.entry, ...(r.statusUrl ? { status_url: r.statusUrl } : {}) }));
+  describe(): { name: string; pid: number | undefined; restarts: number; entry: string; status_url?: string; xmlrpc_url?: string }[] {
+    return this.running.map((r) => ({
+      name: r.spec.name,
+      pid: r.child.pid,
+      restarts: r.restarts,
+      entry: r.spec.entry,
+      ...(r.statusUrl ? { status_url: r.statusUrl } : {}),
+      ...(r.xmlrpcUrl ? { xmlrpc_url: r.xmlrpcUrl } : {}),
+    }));
   }
 
   async start(spec: ProcessSpec, restarts = 0): Promise<void> {
@@ -42,6 +54,8 @@ export class Supervisor {
     if (existing >= 0) this.running[existing] = entry;
     else this.running.push(entry);
     child.stderr?.pipe(process.stderr, { end: false });
+    const onStderrLine = spec.onStderrLine;
+    if (onStderrLine && child.stderr) createInterface({ input: child.stderr }).on('line', onStderrLine);
     const ready = new Promise<void>((resolve, reject) => {
       if (!child.stdout) throw new Error('no stdout');
       createInterface({ input: child.stdout }).on('line', (line) => {
@@ -49,6 +63,8 @@ export class Supervisor {
         if (line.includes('"msg":"ready"')) {
           const url = /"status_url":"([^"]+)"/.exec(line)?.[1];
           if (url) entry.statusUrl = url;
+          const xmlrpc = /"xmlrpc_url":"([^"]+)"/.exec(line)?.[1];
+          if (xmlrpc) entry.xmlrpcUrl = xmlrpc;
           resolve();
         }
       });
@@ -70,10 +86,13 @@ export class Supervisor {
   async stopAll(timeoutMs = 15_000): Promise<void> {
     this.stopping = true;
     for (const r of [...this.running].reverse()) {
-      if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
+      if (r.child.exitCode !== null || r.child.signalCode !== null) {
+        this.say(`${r.spec.name} stopped (it had exited by itself: ${r.child.signalCode ?? `exit ${r.child.exitCode}`})`);
+        continue;
+      }
       const exited = new Promise((res) => r.child.once('exit', res));
       r.child.kill('SIGTERM');
-      const t = setTimeout(() => r.child.kill('SIGKILL'), timeoutMs);
+      const t = setTimeout(() => r.child.kill('SIGKILL'), r.spec.stopTimeoutMs ?? timeoutMs);
       await exited;
       clearTimeout(t);
       this.say(`${r.spec.name} stopped`);
