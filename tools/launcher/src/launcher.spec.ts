@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ interface StackJson {
   nats: string;
   processes: { name: string; pid: number; xmlrpc_url?: string; state?: string; node_controller?: string }[];
 }
+
+const ping = (natsUrl: string) => spawnSync(process.execPath, ['--import', 'tsx', 'tools/launcher/src/ping.ts', '--nats', natsUrl], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
 
 const alive = (pid: number) => {
   try {
@@ -71,6 +73,9 @@ describe('npm start (launcher)', () => {
       // the printed table names every process
       for (const p of stack.processes) expect(stderr).toContain(`${p.name.padEnd(22)} pid ${p.pid}`);
 
+      // the health check of docker-compose.yml
+      expect(ping(ns.url).status).toBe(0);
+
       const mw = await Middleware.connect({ name: 't', servers: ns.url });
       await mw.names.ping();
       const client = await FeedingClient.open({ mw, collection: 'default', log: createLogger('t', {}, { level: 'warn' }) });
@@ -90,6 +95,9 @@ describe('npm start (launcher)', () => {
       const order = ['node-controller stopped', 'config-server stopped', 'name-server stopped'].map((s) => stderr.indexOf(s));
       expect(order.every((i) => i >= 0)).toBe(true);
       expect([...order].sort((a, b) => a - b)).toEqual(order);
+      const down = ping(ns.url);
+      expect(down.status).toBe(1);
+      expect(down.stderr).toMatch(/^ping: the name server does not answer on /);
     } finally {
       proc.kill('SIGKILL');
       for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
