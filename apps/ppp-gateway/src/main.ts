@@ -1,0 +1,49 @@
+/**
+ * ppp-gateway: ZeroMQ Paranoid Pirate peers (RFC 6) in a PPP queue on NATS.
+ *
+ *   nx serve ppp-gateway
+ *   tsx apps/ppp-gateway/src/main.ts --service echo --frontend tcp://*:5555 --backend tcp://*:5556 --queue
+ *   python3 ppworker.py tcp://localhost:5556     # a ZeroMQ Guide worker now serves NATS clients of "echo"
+ */
+import { createLogger } from '@esp/logging';
+import { Middleware } from '@esp/middleware';
+import { PppQueue } from '@esp/ppp';
+import { parseCli } from './cli';
+import { startGateway } from './gateway';
+
+const cli = parseCli(process.argv.slice(2), process.env);
+if (cli.kind === 'help') {
+  process.stdout.write(cli.text);
+  process.exit(0);
+}
+if (cli.kind === 'error') {
+  process.stderr.write(`ppp-gateway: ${cli.message}\nTry --help.\n`);
+  process.exit(2);
+}
+
+const log = createLogger('ppp-gateway', { service: cli.service });
+const mw = await Middleware.connect({ name: 'ppp-gateway', servers: cli.nats, logger: log }).catch((err: Error) => {
+  log.fatal({ err: err.message }, 'cannot start');
+  process.exit(1);
+});
+const queue = cli.queue ? await PppQueue.start(mw.bus, { service: cli.service, heartbeatMs: cli.heartbeatMs, liveness: cli.liveness, log }) : undefined;
+const gateway = await startGateway(mw.bus, { ...cli, log }).catch((err: Error) => {
+  log.fatal({ err: err.message }, 'cannot bind the ZeroMQ endpoints');
+  process.exit(1);
+});
+log.info({ frontend: gateway.frontend, backend: gateway.backend, nats: cli.nats, queue: cli.queue, heartbeatMs: cli.heartbeatMs, liveness: cli.liveness }, 'ready');
+
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal: sig }, 'stopping');
+    void (async () => {
+      await gateway.stop();
+      await queue?.stop();
+      await mw.close();
+      process.exit(0);
+    })();
+  });
+}
