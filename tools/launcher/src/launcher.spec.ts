@@ -45,12 +45,14 @@ describe('npm start (launcher)', () => {
     await ns?.cleanup();
   });
 
-  it('starts config server and node controller with the default profile on NATS_URL, writes stack.json, feeds and finds a document, and stops everything on SIGINT', async () => {
+  it('starts config server and node controller with the default profile on NATS_URL, writes stack.json, feeds and finds a document, and stops everything in order on Ctrl-C (SIGINT to its process group)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'esp-home-'));
     const proc = spawn(process.execPath, ['--import', 'tsx', 'tools/launcher/src/main.ts', '--home', home], {
       cwd: ROOT,
       env: { ...process.env, NATS_URL: ns.url, VITEST: '' },
       stdio: ['ignore', 'ignore', 'pipe'],
+      // its own process group, as a shell gives a foreground job: Ctrl-C goes to the whole group
+      detached: true,
     });
     let stderr = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -88,7 +90,10 @@ describe('npm start (launcher)', () => {
       await mw.close();
 
       const exited = new Promise<number | null>((r) => proc.once('exit', r));
-      proc.kill('SIGINT');
+      // Ctrl-C in a terminal: SIGINT to the launcher's process group
+      const group = proc.pid;
+      if (!group) throw new Error('the launcher has no pid');
+      process.kill(-group, 'SIGINT');
       expect(await exited).toBe(0);
       await waitFor(() => pids.every((pid) => !alive(pid)), { timeoutMs: 10_000, what: 'every process of the stack gone' });
       // in reverse order: the node controller's processes, then the config server, then the name server

@@ -44,7 +44,8 @@ export async function ensureNats(env: NodeJS.ProcessEnv, dataDir: string): Promi
   const bin = findNatsServer(env);
   if (!bin) throw new Error(INSTALL_HINT);
   mkdirSync(dataDir, { recursive: true });
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', '4222', '-js', '-sd', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // own process group: a Ctrl-C in the terminal must not stop NATS before the apps have drained (the launcher stops it last)
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', '4222', '-js', '-sd', dataDir], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   for (let i = 0; i < 100; i++) {
