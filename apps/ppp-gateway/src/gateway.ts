@@ -71,29 +71,42 @@ export async function startGateway(bus: RawBus, opts: GatewayOptions): Promise<G
         continue;
       }
       const name = `zmq-${hex(identity)}`;
-      let peer = peers.get(name);
-      if (!peer) {
-        const id = Uint8Array.from(identity);
-        peer = {
-          identity: id,
-          lastSeen: Date.now(),
-          unsubscribe: bus.subscribe(subjects.worker(name), (m) => {
-            try {
-              toWorker([id, ...decodeFrames(m.data)]);
-            } catch (err) {
-              drop('nats', id, (err as Error).message);
-            }
-          }),
-        };
-        peers.set(name, peer);
-        stats.workers = peers.size;
-        await peer.unsubscribe; // subscribed before READY reaches the queue, so its first heartbeat finds us
-        log.info({ worker: name }, 'zeromq worker connected');
+      try {
+        await forward(name, identity, frames);
+      } catch (err) {
+        log.warn({ worker: name, err: (err as Error).message }, 'cannot forward a worker message to NATS');
       }
-      peer.lastSeen = Date.now();
-      bus.publish(subjects.backend, encodeFrames([new TextEncoder().encode(name), ...frames]));
     }
   })();
+
+  async function forward(name: string, identity: Uint8Array, frames: Uint8Array[]): Promise<void> {
+    let peer = peers.get(name);
+    if (!peer) {
+      const id = Uint8Array.from(identity);
+      peer = {
+        identity: id,
+        lastSeen: Date.now(),
+        unsubscribe: bus.subscribe(subjects.worker(name), (m) => {
+          try {
+            toWorker([id, ...decodeFrames(m.data)]);
+          } catch (err) {
+            drop('nats', id, (err as Error).message);
+          }
+        }),
+      };
+      peers.set(name, peer);
+      stats.workers = peers.size;
+      try {
+        await peer.unsubscribe; // subscribed before READY reaches the queue, so its first heartbeat finds us
+      } catch (err) {
+        peers.delete(name);
+        throw err;
+      }
+      log.info({ worker: name }, 'zeromq worker connected');
+    }
+    peer.lastSeen = Date.now();
+    bus.publish(subjects.backend, encodeFrames([new TextEncoder().encode(name), ...frames]));
+  }
 
   const frontendLoop = (async () => {
     for await (const [identity, ...frames] of frontend) {
@@ -131,7 +144,7 @@ export async function startGateway(bus: RawBus, opts: GatewayOptions): Promise<G
     for (const [name, p] of peers) {
       if (p.lastSeen >= limit) continue;
       peers.delete(name);
-      void p.unsubscribe.then((u) => u());
+      void p.unsubscribe.then((u) => u()).catch(() => undefined);
       log.info({ worker: name }, 'zeromq worker gone');
     }
     stats.workers = peers.size;
@@ -147,7 +160,7 @@ export async function startGateway(bus: RawBus, opts: GatewayOptions): Promise<G
       frontend.close();
       backend.close();
       await Promise.allSettled([backendLoop, frontendLoop]);
-      await Promise.all([...peers.values()].map((p) => p.unsubscribe.then((u) => u())));
+      await Promise.allSettled([...peers.values()].map((p) => p.unsubscribe.then((u) => u())));
       peers.clear();
     },
   };

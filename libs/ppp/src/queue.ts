@@ -24,6 +24,7 @@ export class PppQueue {
   private readonly prefix = Math.random().toString(36).slice(2, 8);
   private unsubs: (() => Promise<void>)[] = [];
   private readonly subjects: ReturnType<typeof pppSubjects>;
+  private readonly workerSubjects = new Map<string, string>();
 
   private constructor(
     private readonly bus: RawBus,
@@ -84,9 +85,12 @@ export class PppQueue {
     this.opts.onAction?.(a);
     const subjects = this.subjects;
     switch (a.type) {
-      case 'send':
-        this.bus.publish(subjects.worker(a.worker), encodeFrames(a.frames));
+      case 'send': {
+        let subject = this.workerSubjects.get(a.worker);
+        if (!subject) this.workerSubjects.set(a.worker, (subject = subjects.worker(a.worker)));
+        this.bus.publish(subject, encodeFrames(a.frames));
         break;
+      }
       case 'reply':
       case 'fail': {
         const m = this.clients.get(a.request);
@@ -99,6 +103,7 @@ export class PppQueue {
         this.opts.log?.info({ worker: a.worker }, 'ppp queue: worker ready');
         break;
       case 'worker-dead':
+        this.workerSubjects.delete(a.worker);
         this.opts.log?.warn({ worker: a.worker, silentMs: a.silentMs, request: a.request }, 'ppp queue: worker dead');
         break;
       case 'dropped':

@@ -5,7 +5,7 @@
  * The workers (both kinds) and the PPP queue run in their own processes, as they would in production (this file,
  * started again with --role workers / --role queue); the client side runs here.
  *
- *   npm run bench:ppp [-- --requests 20000 --rounds 3 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3]
+ *   npm run bench:ppp [-- --requests 20000 --rounds 5 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3]
  *
  * Last line: ppp_vs_raw=<PPP requests/s ÷ raw requests/s>. Goal >= 0.6.
  */
@@ -18,7 +18,7 @@ import { fmt, median } from './stats';
 const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     workers: { type: 'string', default: '8' },
     inflight: { type: 'string', default: '64' },
     hb: { type: 'string', default: '1000' },
@@ -151,6 +151,8 @@ async function main(): Promise<void> {
   }
 }
 
+// children exit cleanly on SIGTERM (so that ESP_CHILD_NODE_ARGS=--cpu-prof profiles get written)
+if (values.role !== 'bench') process.once('SIGTERM', () => process.exit(0));
 if (values.role === 'workers') await serveWorkers();
 else if (values.role === 'queue') await serveQueue();
 else await main();
