@@ -138,11 +138,21 @@ export class ContentDistributor {
 
   private async activateAndBind(): Promise<void> {
     const nodeName = dispatcherNodeName(this.opts.nodeId);
-    const sf = await this.activate(sessionFactoryInterface, this.sessionFactoryImpl(), 'session_factory', DISPATCHER_NAME);
-    const md = await this.activate(masterDispatcherInterface, this.masterDispatcherImpl(), 'master_dispatcher', DISPATCHER_NAME);
+    // An AOR is (host, port, object id). Over TCP two processes could not share a port; on NATS nothing stops them,
+    // so refuse to start when our own address already answers (same host, base port and node id).
+    const twin = this.mw.proxy(
+      dispatcherNodeInterface,
+      { name: nodeName, object_id: `dispatcher_node_${this.opts.nodeId}`, host: this.mw.host, port: this.port, interface_type: dispatcherNodeInterface.type, interface_version: dispatcherNodeInterface.version },
+      { timeoutMs: 2000 },
+    );
+    if (await twin.__ping().then(() => true, () => false)) {
+      throw new AlreadyBound(`another content distributor already serves node id ${this.opts.nodeId} on ${this.mw.host}, base port ${this.opts.basePort}; give this one another --node-id or --base-port`);
+    }
+    const sf = await this.activate(sessionFactoryInterface, this.sessionFactoryImpl(), `session_factory_${this.opts.nodeId}`, DISPATCHER_NAME);
+    const md = await this.activate(masterDispatcherInterface, this.masterDispatcherImpl(), `master_dispatcher_${this.opts.nodeId}`, DISPATCHER_NAME);
     const dn = await this.activate(dispatcherNodeInterface, this.dispatcherNodeImpl(), `dispatcher_node_${this.opts.nodeId}`, nodeName);
     const ph = await this.activate(procserverHandlerInterface, this.procserverHandlerImpl(), `procserver_handler_${this.opts.nodeId}`, nodeName);
-    this.callbackSink = (await this.activate(operationCallbackInterface, { callback: () => undefined }, 'callback_sink', '')).aor;
+    this.callbackSink = (await this.activate(operationCallbackInterface, { callback: () => undefined }, `callback_sink_${this.opts.nodeId}`, '')).aor;
     await this.bindOrTakeOver(DISPATCHER_NAME, sessionFactoryInterface, sf.aor);
     await this.bindOrTakeOver(DISPATCHER_NAME, masterDispatcherInterface, md.aor);
     await this.bindOrTakeOver(nodeName, dispatcherNodeInterface, dn.aor);
@@ -413,7 +423,7 @@ export class ContentDistributor {
           setImmediate(() => void this.destroySessionHere(id));
         },
       },
-      `session_${id}`,
+      `session_${this.opts.nodeId}_${id}`,
       '',
       port,
     );

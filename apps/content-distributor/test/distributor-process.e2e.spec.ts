@@ -58,4 +58,16 @@ describe('content-distributor process', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--lease-seconds must be an integer from 1/);
   });
+
+  it('a second distributor with the same host, base port and node id is refused before it touches any binding', async () => {
+    const master = await mw.names.resolve(DISPATCHER_NAME, sessionFactoryInterface.type, sessionFactoryInterface.version);
+    const proc = spawn(process.execPath, ['--import', 'tsx', ENTRY, '--nats', ns.url, '--collections', 'news'], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: 'json', VITEST: '' } });
+    let stdout = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    expect(await new Promise<number | null>((r) => proc.once('exit', r))).toBe(1);
+    expect(stdout).toMatch(/another content distributor already serves node id 0/);
+    const still = await mw.names.resolve(DISPATCHER_NAME, sessionFactoryInterface.type, sessionFactoryInterface.version);
+    expect(still.revision).toBe(master.revision);
+    await expect(mw.proxy(sessionFactoryInterface, still.aor).__ping()).resolves.toBeUndefined();
+  });
 });
