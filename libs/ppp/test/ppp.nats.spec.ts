@@ -119,7 +119,7 @@ describe('PPP on a real nats-server', () => {
 
   it('SIGSTOP of a worker process - dead after 3 intervals ±1; after SIGCONT it sends READY and serves', async () => {
     const svc = service();
-    const hb = 250;
+    const hb = 400;
     const actions: (QueueAction & { at: number })[] = [];
     const queue = await PppQueue.start(mw.bus, { service: svc, heartbeatMs: hb, onAction: (a) => actions.push({ ...a, at: Date.now() }) });
     const proc = await ChildService.start({ entry: 'libs/ppp/test/fixtures/worker-process.ts', args: [ns.url, svc, 'p1', String(hb)] });
@@ -130,7 +130,7 @@ describe('PPP on a real nats-server', () => {
       const dead = await waitFor(() => actions.find((a) => a.type === 'worker-dead' && a.worker === 'p1'), { what: 'worker-dead' });
       const detection = dead.at - stoppedAt;
       expect(detection).toBeGreaterThanOrEqual(2 * hb - 50);
-      expect(detection).toBeLessThanOrEqual(4 * hb + 150);
+      expect(detection).toBeLessThanOrEqual(4 * hb + 200); // 3 intervals ±1, plus timer slack on a busy machine
       proc.signal('SIGCONT');
       await waitFor(() => queue.machine.isAlive('p1'), { what: 'READY after SIGCONT' });
       const client = new PppClient(mw.bus, { service: svc, timeoutMs: 2000 });
