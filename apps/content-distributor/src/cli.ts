@@ -14,6 +14,8 @@ Options:
   --collections <a,b>     collections this distributor accepts (default: default)
   --config <file>         JSON file {"collections": ["a", "b"]} (merged with --collections)
   --lease-seconds <n>     Lease Timeout of item processors, MS-FSDPD 3.5.2 (default: 300)
+  --heartbeat-ms <n>      heartbeat interval of item processors, PPP (default: 1000)
+  --liveness <n>          silent heartbeat intervals before an item processor is declared dead (default: 3)
   --wait                  keep retrying until NATS is reachable
   -h, --help              show this help
 `;
@@ -25,6 +27,8 @@ export interface DistributorCli {
   basePort: number;
   collections: string[];
   leaseSeconds: number;
+  heartbeatMs: number;
+  liveness: number;
   wait: boolean;
 }
 
@@ -43,6 +47,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
         collections: { type: 'string' },
         config: { type: 'string' },
         'lease-seconds': { type: 'string' },
+        'heartbeat-ms': { type: 'string' },
+        liveness: { type: 'string' },
         wait: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -55,7 +61,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const nodeId = integerOption('node-id', values['node-id'], 0, 0, 2 ** 31 - 1);
   const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535 - 391);
   const leaseSeconds = integerOption('lease-seconds', values['lease-seconds'], 300, 1, 86_400);
-  for (const v of [nodeId, basePort, leaseSeconds]) if (typeof v === 'string') return { kind: 'error', message: v };
+  const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
+  const liveness = integerOption('liveness', values.liveness, 3, 1, 1000);
+  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness]) if (typeof v === 'string') return { kind: 'error', message: v };
   const collections = new Set((values.collections ?? (values.config ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
   if (values.config) {
     try {
@@ -70,5 +78,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   }
   if (collections.size === 0) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], leaseSeconds: leaseSeconds as number, wait: values.wait ?? false };
+  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, wait: values.wait ?? false };
 }

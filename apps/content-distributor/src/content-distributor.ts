@@ -28,8 +28,10 @@ import {
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
+import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, livenessSubject, parsePppMessage, PppFrameError } from '@esp/ppp';
 import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
 import { CallbackSender } from './callback-sender';
+import { ProcessorLiveness } from './liveness';
 import { lostOperationSets } from './lost-operations';
 import { docIdOf } from './operation-ids';
 import { ProcessorPool, type InFlightOperation, type ProcessorEntry } from './processor-pool';
@@ -45,7 +47,14 @@ export interface ContentDistributorOptions {
   /** Lease Timeout (MS-FSDPD 3.5.2), default 300 s. */
   leaseMs?: number;
   clock?: Clock;
-  /** Called on a Lease Timeout, after the lost operations went to the indexer: the node-controller restart hook. */
+  /** Heartbeat interval of the item processors, PPP (default 1000 ms). */
+  heartbeatMs?: number;
+  /** Silent heartbeat intervals before an item processor is declared dead (default 3). */
+  liveness?: number;
+  /**
+   * Called on a Lease Timeout, after the lost operations went to the indexer, and when PPP liveness declares a
+   * processor dead: the node-controller restart hook.
+   */
   onLeaseExpired?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
 }
 
@@ -60,6 +69,14 @@ interface FeedingSession {
 }
 
 const INDEXING_ONLY = () => new SubsystemIdSet({ ids: ['indexing'] });
+
+/** The batch of a processor declared dead, waiting for another processor. */
+interface OrphanBatch {
+  from: string;
+  sessionId: number;
+  batch: OperationSet | undefined;
+  ops: InFlightOperation[];
+}
 
 /**
  * A content distributor (MS-FSDPD 3.3 and 3.5 server side, MS-FSCDFT 3.3 / 3.5 objects): master_dispatcher,
@@ -85,6 +102,16 @@ export class ContentDistributor {
   private readonly log: Logger;
   private readonly mw: Middleware;
   private readonly collections: Set<string>;
+  private readonly liveness: ProcessorLiveness;
+  /** Batches of processors declared dead, oldest first (at most one per processor). */
+  private readonly orphans: OrphanBatch[] = [];
+  private draining: Promise<void> | undefined;
+  private drainAgain = false;
+  /** name:pid of processors handed to the restart hook (once per process). */
+  private readonly restartRequested = new Set<string>();
+  private unsubscribeLiveness: (() => Promise<void>) | undefined;
+  /** PPP messages on the liveness subject that were not READY / HEARTBEAT of a processor. */
+  malformedLiveness = 0;
 
   private constructor(private readonly opts: ContentDistributorOptions) {
     this.mw = opts.mw;
@@ -92,6 +119,12 @@ export class ContentDistributor {
     this.clock = opts.clock ?? systemClock;
     this.pool = new ProcessorPool(opts.leaseMs ?? 300_000);
     this.collections = new Set(opts.collections);
+    this.liveness = new ProcessorLiveness({
+      intervalMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+      liveness: opts.liveness ?? HEARTBEAT_LIVENESS,
+      clock: this.clock,
+      onDead: (name) => void this.onDeclaredDead(name),
+    });
   }
 
   static async start(opts: ContentDistributorOptions): Promise<ContentDistributor> {
@@ -148,6 +181,7 @@ export class ContentDistributor {
     if (await twin.__ping().then(() => true, () => false)) {
       throw new AlreadyBound(`another content distributor already serves node id ${this.opts.nodeId} on ${this.mw.host}, base port ${this.opts.basePort}; give this one another --node-id or --base-port`);
     }
+    this.unsubscribeLiveness = await this.mw.bus.subscribe(livenessSubject(this.opts.nodeId), (m) => this.onLivenessMessage(m.data));
     const sf = await this.activate(sessionFactoryInterface, this.sessionFactoryImpl(), `session_factory_${this.opts.nodeId}`, DISPATCHER_NAME);
     const md = await this.activate(masterDispatcherInterface, this.masterDispatcherImpl(), `master_dispatcher_${this.opts.nodeId}`, DISPATCHER_NAME);
     const dn = await this.activate(dispatcherNodeInterface, this.dispatcherNodeImpl(), `dispatcher_node_${this.opts.nodeId}`, nodeName);
@@ -221,11 +255,14 @@ export class ContentDistributor {
           void this.reportLost(this.pool.expire(name), `item processor ${name} re-registered while holding a batch`);
         }
         this.pool.register(name, procserver, hostname, pid);
+        // liveness tracking starts over at its READY
+        this.liveness.forget(name);
         this.log.info({ procserver: name, host: hostname, pid }, 'item processor registered');
       },
       unregister_procserver: (name) => {
         this.leases.get(name)?.cancel();
         this.leases.delete(name);
+        this.liveness.forget(name);
         const held = this.pool.unregister(name);
         if (held.length) void this.reportLost(held, `item processor ${name} unregistered while holding a batch`);
         this.log.info({ procserver: name }, 'item processor unregistered');
@@ -234,6 +271,12 @@ export class ContentDistributor {
         const p = this.pool.get(name);
         if (!p) {
           this.log.warn({ procserver: name }, 'processed from an unknown item processor; ignored');
+          return;
+        }
+        this.liveness.life(name);
+        if (p.inFlight.length && !p.inFlight.some((o) => o.opId >= status.first_op_id && o.opId <= status.last_op_id)) {
+          // a late report of a batch that went to another processor while this one was declared dead
+          this.log.info({ procserver: name, first: status.first_op_id, last: status.last_op_id }, 'late processed of a batch no longer held; ignored');
           return;
         }
         this.leases.get(name)?.cancel();
@@ -245,6 +288,7 @@ export class ContentDistributor {
           void this.reportLost(done, `item processor ${name} could not submit to indexing`);
         }
         session?.callbacks?.send(status);
+        if (this.orphans.length) void this.drainOrphans();
       },
       flush_pipelines: async () => {
         await Promise.all(
@@ -259,6 +303,7 @@ export class ContentDistributor {
       renew: (name, period) => {
         const p = this.pool.get(name);
         if (!p) return;
+        this.liveness.life(name);
         p.leaseMs = period * 1000;
         this.leaseOf(name).renew(p.leaseMs);
         this.log.debug({ procserver: name, period }, 'lease renewed');
@@ -272,12 +317,125 @@ export class ContentDistributor {
     const lost = this.pool.expire(name);
     this.log.warn({ procserver: name, pid: p?.pid, lost: lost.length }, 'Lease Timeout: item processor did not report its batch; its operations are lost');
     await this.reportLost(lost, `Lease Timeout of ${name}`);
-    if (p) {
+    if (p) await this.restart(p);
+  }
+
+  /** The node-controller restart hook, once per processor process (a Lease Timeout and a death may both ask). */
+  private async restart(p: ProcessorEntry): Promise<void> {
+    const key = `${p.name}:${p.pid}`;
+    if (this.restartRequested.has(key)) return;
+    this.restartRequested.add(key);
+    try {
+      await this.opts.onLeaseExpired?.({ name: p.name, pid: p.pid, host: p.host });
+    } catch (err) {
+      this.log.error({ procserver: p.name, err: (err as Error).message }, 'restart of the item processor failed');
+    }
+  }
+
+  // ---- PPP liveness of item processors ----
+
+  /** [processor name, READY | HEARTBEAT] from an item processor. */
+  private onLivenessMessage(data: Uint8Array): void {
+    let frames: Uint8Array[];
+    try {
+      frames = decodeFrames(data);
+    } catch (err) {
+      if (!(err instanceof PppFrameError)) throw err;
+      this.malformedLiveness++;
+      return;
+    }
+    const [identity, ...rest] = frames;
+    const msg = parsePppMessage(rest);
+    if (!identity || (msg.kind !== 'ready' && msg.kind !== 'heartbeat')) {
+      this.malformedLiveness++;
+      return;
+    }
+    const name = new TextDecoder().decode(identity);
+    const p = this.pool.get(name);
+    if (!p) return; // not registered here (yet): its registration comes first
+    const was = this.liveness.ppp(name);
+    if (was === 'revived' || p.dead) {
+      p.dead = false;
+      this.restartRequested.delete(`${p.name}:${p.pid}`);
+      this.log.warn({ procserver: name, pid: p.pid, frame: msg.kind }, 'item processor declared dead is alive again; it gets batches again');
+      if (this.orphans.length) void this.drainOrphans();
+    } else if (msg.kind === 'ready') {
+      this.log.info({ procserver: name, pid: p.pid }, 'item processor READY');
+    }
+  }
+
+  /** Silent for liveness x interval: no more batches for it; its batch goes to another processor, or is lost. */
+  private async onDeclaredDead(name: string): Promise<void> {
+    const p = this.pool.get(name);
+    if (!p) return;
+    this.leases.get(name)?.cancel();
+    const held = this.pool.declareDead(name);
+    this.log.warn(
+      { procserver: name, pid: p.pid, silent_ms: this.liveness.deadAfterMs, held: held?.ops.length ?? 0 },
+      'item processor declared dead (PPP liveness): no heartbeat for liveness x interval',
+    );
+    if (held) {
+      this.orphans.push({ from: name, ...held });
+      await this.drainOrphans();
+    }
+    await this.restart(p);
+  }
+
+  private drainOrphans(): Promise<void> {
+    if (this.draining) {
+      this.drainAgain = true;
+      return this.draining;
+    }
+    this.draining = (async () => {
       try {
-        await this.opts.onLeaseExpired?.({ name, pid: p.pid, host: p.host });
-      } catch (err) {
-        this.log.error({ procserver: name, err: (err as Error).message }, 'restart of the item processor failed');
+        do {
+          this.drainAgain = false;
+          await this.drainOnce();
+        } while (this.drainAgain);
+      } finally {
+        this.draining = undefined;
       }
+    })();
+    return this.draining;
+  }
+
+  /** Hands orphan batches, oldest first, to free live processors; waits while live ones are busy; else lost. */
+  private async drainOnce(): Promise<void> {
+    for (;;) {
+      const o = this.orphans[0];
+      if (!o) return;
+      const session = this.sessions.get(o.sessionId);
+      if (!session || !o.batch) {
+        this.orphans.shift();
+        await this.reportLost(o.ops, `item processor ${o.from} declared dead`);
+        continue;
+      }
+      const tried = new Set([o.from]);
+      let taken: ProcessorEntry | undefined;
+      for (;;) {
+        const p = this.pool.pickFree(tried);
+        if (!p) break;
+        tried.add(p.name);
+        this.pool.assign(p, o.sessionId, o.ops, o.batch);
+        this.leaseOf(p.name).start(p.leaseMs);
+        const outcome = await this.handOver(p, session, o.batch).catch((err: Error) => {
+          this.log.warn({ procserver: p.name, err: err.message }, 'batch of a dead item processor not taken');
+          return 'retry' as const;
+        });
+        if (outcome === 'taken') {
+          taken = p;
+          break;
+        }
+      }
+      if (taken) {
+        this.orphans.shift();
+        this.log.warn({ from: o.from, to: taken.name, session: o.sessionId, first: o.ops[0]?.opId, ops: o.ops.length }, 'batch of a dead item processor dispatched to another item processor');
+        continue;
+      }
+      // a live processor busy with its own batch takes it when done (its processed drains again)
+      if (this.pool.liveOthers(o.from).some((e) => e.busy)) return;
+      this.orphans.shift();
+      await this.reportLost(o.ops, `item processor ${o.from} declared dead and no other item processor took its batch`);
     }
   }
 
@@ -331,13 +489,18 @@ export class ContentDistributor {
       }
       prev = op.id;
     }
+    if (this.orphans.length) {
+      // batches of dead processors go first
+      await this.drainOrphans();
+      if (this.orphans.length) throw new ProcessorsBusy(`item processors are taking over the batches of a dead one; retry shortly`, { registered: this.pool.size });
+    }
     const inFlight: InFlightOperation[] = ops.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
     const tried = new Set<string>();
     for (;;) {
       const p = this.pool.pickFree(tried);
       if (!p) throw new ProcessorsBusy(`no free item processor (${this.pool.size} registered, ${this.pool.inFlightBatches} busy); retry shortly`, { registered: this.pool.size });
       tried.add(p.name);
-      this.pool.assign(p, session.id, inFlight);
+      this.pool.assign(p, session.id, inFlight, batch);
       this.leaseOf(p.name).start(p.leaseMs);
       const outcome = await this.handOver(p, session, batch);
       if (outcome === 'taken') break;
@@ -354,6 +517,7 @@ export class ContentDistributor {
   private async handOver(p: ProcessorEntry, session: FeedingSession, batch: OperationSet): Promise<'taken' | 'retry'> {
     try {
       await this.mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000 }).process(session.coreSession, session.id, session.collection, batch, INDEXING_ONLY());
+      this.liveness.life(p.name);
       return 'taken';
     } catch (err) {
       if (err instanceof CallTimeout) {
@@ -513,12 +677,15 @@ export class ContentDistributor {
       await this.mw.names.unbind(b.name, b.type, b.revision).catch((err: Error) => this.log.warn({ name: b.name, err: err.message }, 'unbind failed'));
     }
     for (const l of this.leases.values()) l.cancel();
+    this.liveness.stop();
+    await this.unsubscribeLiveness?.().catch(() => undefined);
     for (const s of this.sessions.values()) s.callbacks?.close();
     this.log.info({ batches: this.batchesSinceStart }, 'content distributor stopped');
   }
 
   /** For tests and status. */
-  get stats(): { processors: number; busy: number; sessions: number; batches: number } {
-    return { processors: this.pool.size, busy: this.pool.inFlightBatches, sessions: this.sessions.size, batches: this.batchesSinceStart };
+  get stats(): { processors: number; busy: number; dead: number; sessions: number; batches: number } {
+    const dead = this.pool.all().filter((p) => p.dead).length;
+    return { processors: this.pool.size, busy: this.pool.inFlightBatches, dead, sessions: this.sessions.size, batches: this.batchesSinceStart };
   }
 }

@@ -34,7 +34,10 @@ try {
     basePort: cli.basePort,
     collections: cli.collections,
     leaseMs: cli.leaseSeconds * 1000,
-    // MS-FSDPD 3.5.5: restart the unresponsive item processor through the node controller of its node
+    heartbeatMs: cli.heartbeatMs,
+    liveness: cli.liveness,
+    // MS-FSDPD 3.5.5: restart the unresponsive item processor (Lease Timeout, or declared dead by PPP liveness)
+    // through the node controller of its node
     onLeaseExpired: async (p) => {
       await restartThroughNodeController(mw, p, { log });
     },

@@ -1,5 +1,5 @@
 import type { Aor } from '@esp/interfaces';
-import type { DocumentId } from '@esp/codecs';
+import type { DocumentId, OperationSet } from '@esp/codecs';
 
 /** One operation handed to an item processor: what the item operation holder, item identifier holder and session mapper keep. */
 export interface InFlightOperation {
@@ -23,6 +23,10 @@ export interface ProcessorEntry {
   inFlight: InFlightOperation[];
   /** Session of the batch in flight (the session mapper keyed by this processor's operations). */
   batchSessionId: number | undefined;
+  /** The batch in flight as it was sent (one per processor): what goes to another processor if this one dies. */
+  batch: OperationSet | undefined;
+  /** Declared dead by PPP liveness: gets no batches until it heartbeats again. */
+  dead: boolean;
 }
 
 /**
@@ -48,6 +52,8 @@ export class ProcessorPool {
       leaseMs: previous?.leaseMs ?? this.defaultLeaseMs,
       inFlight: [],
       batchSessionId: undefined,
+      batch: undefined,
+      dead: false,
     };
     this.byName.set(name, entry);
     return entry;
@@ -76,18 +82,19 @@ export class ProcessorPool {
   pickFree(exclude: ReadonlySet<string> = new Set()): ProcessorEntry | undefined {
     let best: ProcessorEntry | undefined;
     for (const e of this.byName.values()) {
-      if (e.busy || e.terminating || exclude.has(e.name)) continue;
+      if (e.busy || e.terminating || e.dead || exclude.has(e.name)) continue;
       if (!best || e.lastUsed < best.lastUsed) best = e;
     }
     return best;
   }
 
   /** Marks busy and records the batch's operations in the holders. */
-  assign(e: ProcessorEntry, sessionId: number, ops: InFlightOperation[]): void {
+  assign(e: ProcessorEntry, sessionId: number, ops: InFlightOperation[], batch?: OperationSet): void {
     e.busy = true;
     e.lastUsed = ++this.tick;
     e.inFlight = ops;
     e.batchSessionId = sessionId;
+    e.batch = batch;
   }
 
   /** Undoes assign when the processor refused the batch before taking it. */
@@ -95,6 +102,7 @@ export class ProcessorPool {
     e.busy = false;
     e.inFlight = [];
     e.batchSessionId = undefined;
+    e.batch = undefined;
   }
 
   /**
@@ -107,7 +115,10 @@ export class ProcessorPool {
     const done = e.inFlight.filter((o) => o.opId >= firstOpId && o.opId <= lastOpId);
     e.inFlight = e.inFlight.filter((o) => o.opId < firstOpId || o.opId > lastOpId);
     e.busy = false;
-    if (e.inFlight.length === 0) e.batchSessionId = undefined;
+    if (e.inFlight.length === 0) {
+      e.batchSessionId = undefined;
+      e.batch = undefined;
+    }
     return done;
   }
 
@@ -119,7 +130,29 @@ export class ProcessorPool {
     e.inFlight = [];
     e.busy = false;
     e.batchSessionId = undefined;
+    e.batch = undefined;
     return lost;
+  }
+
+  /**
+   * Declared dead (PPP liveness): no more batches for it; takes the batch it held, with its operations and session,
+   * so that it can go to another processor.
+   */
+  declareDead(name: string): { sessionId: number; batch: OperationSet | undefined; ops: InFlightOperation[] } | undefined {
+    const e = this.byName.get(name);
+    if (!e) return undefined;
+    e.dead = true;
+    const held = e.inFlight.length && e.batchSessionId !== undefined ? { sessionId: e.batchSessionId, batch: e.batch, ops: e.inFlight } : undefined;
+    e.inFlight = [];
+    e.busy = false;
+    e.batchSessionId = undefined;
+    e.batch = undefined;
+    return held;
+  }
+
+  /** Live processors other than `except` that may take batches (busy or not). */
+  liveOthers(except: string): ProcessorEntry[] {
+    return [...this.byName.values()].filter((e) => e.name !== except && !e.dead && !e.terminating);
   }
 
   get inFlightBatches(): number {

@@ -13,16 +13,17 @@ describe('item-processor cli', () => {
       pipelineConfig: undefined,
       basePort: 16000,
       reregistrationLeaseMs: 180_000,
+      heartbeatMs: 1000,
       wait: false,
     });
   });
 
   it('takes every option', () => {
     const cli = parseCli(
-      ['--nats', 'nats://x:4222', '--name', 'p1', '--status-port', '13410', '--pipeline-config', 'p.json', '--base-port', '14000', '--reregistration-lease', '0.5', '--wait', '--host', 'h', '--status-listen', '127.0.0.1'],
+      ['--nats', 'nats://x:4222', '--name', 'p1', '--status-port', '13410', '--pipeline-config', 'p.json', '--base-port', '14000', '--reregistration-lease', '0.5', '--wait', '--host', 'h', '--status-listen', '127.0.0.1', '--heartbeat-ms', '250'],
       {},
     );
-    expect(cli).toMatchObject({ kind: 'run', nats: ['nats://x:4222'], name: 'p1', statusPort: 13410, pipelineConfig: 'p.json', basePort: 14000, reregistrationLeaseMs: 500, wait: true, host: 'h', statusListen: '127.0.0.1' });
+    expect(cli).toMatchObject({ kind: 'run', nats: ['nats://x:4222'], name: 'p1', statusPort: 13410, pipelineConfig: 'p.json', basePort: 14000, reregistrationLeaseMs: 500, wait: true, host: 'h', statusListen: '127.0.0.1', heartbeatMs: 250 });
   });
 
   it('--help gives the usage text', () => {
@@ -36,6 +37,7 @@ describe('item-processor cli', () => {
     [['--base-port', '65500'], /beyond 65535/],
     [['--reregistration-lease', '0'], /--reregistration-lease must be a positive number/],
     [['--name', ' '], /--name must not be empty/],
+    [['--heartbeat-ms', '0'], /--heartbeat-ms must be an integer from 10/],
   ])('refuses %j with a clear message', (argv, message) => {
     expect(parseCli(argv, {})).toMatchObject({ kind: 'error', message: expect.stringMatching(message) });
   });

@@ -17,6 +17,7 @@ Options:
   --pipeline-config <file>     JSON pipeline configuration (default: utf8, xml, html, normalize for every collection)
   --base-port <port>           installation base port; processor_server is on base + 390 (default: 16000)
   --reregistration-lease <s>   Reregistration Lease in seconds, decimals allowed (default: ${DEFAULT_REREGISTRATION_LEASE_SECONDS})
+  --heartbeat-ms <n>           PPP heartbeat interval towards the content distributor (default: 1000)
   --wait                       keep retrying until NATS is reachable instead of failing at once
   -h, --help                   show this help
 
@@ -33,6 +34,7 @@ export interface RunOptions {
   pipelineConfig: string | undefined;
   basePort: number;
   reregistrationLeaseMs: number;
+  heartbeatMs: number;
   wait: boolean;
 }
 
@@ -53,6 +55,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
         'pipeline-config': { type: 'string' },
         'base-port': { type: 'string' },
         'reregistration-lease': { type: 'string' },
+        'heartbeat-ms': { type: 'string' },
         wait: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -66,6 +69,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };
   const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535);
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
+  const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
+  if (typeof heartbeatMs === 'string') return { kind: 'error', message: heartbeatMs };
   if (basePort + 390 > 65535) return { kind: 'error', message: `--base-port ${basePort} + 390 is beyond 65535` };
   const leaseText = values['reregistration-lease'];
   const lease = leaseText === undefined ? DEFAULT_REREGISTRATION_LEASE_SECONDS : Number(leaseText);
@@ -82,6 +87,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     pipelineConfig: values['pipeline-config'],
     basePort,
     reregistrationLeaseMs: Math.round(lease * 1000),
+    heartbeatMs,
     wait: values.wait ?? false,
   };
 }

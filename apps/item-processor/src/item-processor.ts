@@ -8,9 +8,11 @@ import {
 } from '@esp/interfaces';
 import { createLogger, type Logger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
+import { HEARTBEAT_INTERVAL_MS } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import { BatchProcessor } from './batch-processor';
 import { DEFAULT_PIPELINE_CONFIG, buildPipelines, loadPipelineConfig, type PipelineConfig, type PipelineSet } from './pipeline/config';
+import { HeartbeatSender } from './heartbeat';
 import { Registration } from './registration';
 import { StatusService } from './status/status-service';
 import { StatusState } from './status/status-state';
@@ -40,7 +42,9 @@ export interface ItemProcessorOptions {
   basePort?: number;
   /** Reregistration Lease (default 180 s). */
   reregistrationLeaseMs?: number;
-  /** Time source of the Reregistration Lease (tests). */
+  /** PPP heartbeat interval towards the content distributor (default 1000 ms). */
+  heartbeatMs?: number;
+  /** Time source of the Reregistration Lease and the heartbeats (tests). */
   clock?: Clock;
   /** Backoff of registration attempts and of retries towards the indexer (default 200 ms doubling to 5 s). */
   retry?: { initialMs: number; maxMs: number };
@@ -65,6 +69,7 @@ export interface ItemProcessor {
   readonly statusPort: number;
   readonly status: StatusState;
   readonly registration: Registration;
+  readonly heartbeats: HeartbeatSender;
   readonly batches: BatchProcessor;
   /** The processor_server AOR once activated (at the first registration). */
   readonly aor: Aor | undefined;
@@ -197,13 +202,25 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     retry,
     callTimeoutMs,
     clock: opts.clock,
+    onRegistered: () => heartbeats.beat(),
     log,
   });
+  const heartbeats: HeartbeatSender = new HeartbeatSender({
+    name,
+    intervalMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+    dispatcherId: () => (reg.isRegistered ? reg.dispatcherId : undefined),
+    registrations: () => reg.registrations,
+    publish: (subject, data) => mw.bus.publish(subject, data),
+    clock: opts.clock,
+    log,
+  });
+  heartbeats.start();
   reg.start();
 
   const stop = async (): Promise<void> => {
     status.terminating = true;
     log.info('stopping: unregistering, finishing the batch in flight');
+    heartbeats.stop();
     await reg.stop();
     if (!(await batches.whenIdle(opts.stopTimeoutMs ?? 30_000))) log.warn('stopping with a batch still in flight');
     await statusServer.close();
@@ -217,6 +234,7 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     statusPort: statusServer.port,
     status,
     registration: reg,
+    heartbeats,
     batches,
     get aor() {
       return aor;

@@ -49,6 +49,7 @@ try {
     pipelineConfig: cli.pipelineConfig,
     basePort: cli.basePort,
     reregistrationLeaseMs: cli.reregistrationLeaseMs,
+    heartbeatMs: cli.heartbeatMs,
     onShutdownRequest: () => stop('Status Shutdown'),
     logger: log,
   });

@@ -33,6 +33,8 @@ export interface RegistrationOptions {
   callTimeoutMs: number;
   /** Time of the Reregistration Lease (tests drive it with a ManualClock). */
   clock?: Clock;
+  /** Called each time registration completes (the heartbeat sender sends READY). */
+  onRegistered?: () => void;
   log: Logger;
 }
 
@@ -159,6 +161,7 @@ export class Registration {
       this.lease.start();
       this.opts.log.info({ dispatcher_id: this.dispatcherId, registrations: this.registrations }, 'registered with the content distributor');
       this.resolveRegistered();
+      this.opts.onRegistered?.();
       return;
     }
   }

@@ -31,5 +31,5 @@ export { WorkerMachine, type WorkerOptions, type WorkerAction } from './worker-m
 export { PppQueue, type PppQueueOptions } from './queue';
 export { PppWorker, type PppWorkerOptions, type PppHandler } from './worker';
 export { PppClient, type PppClientOptions } from './client';
-export { pppSubjects } from './subjects';
+export { pppSubjects, livenessSubject } from './subjects';
 export { requestFrames, replyFrames, parseRequest, parseReply, failFrames } from './client-link';

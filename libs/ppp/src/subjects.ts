@@ -13,3 +13,11 @@ export function pppSubjects(service: string): { backend: string; frontend: strin
     worker: (id: string) => RawBus.subject('ppp', service, 'worker', id),
   };
 }
+
+/**
+ * Item processors → their content distributor: [processor name, READY | HEARTBEAT], one subject per distributor node
+ * (esp.raw.ppp.procserver-liveness.<nodeId>).
+ */
+export function livenessSubject(nodeId: number): string {
+  return RawBus.subject('ppp', 'procserver-liveness', String(nodeId));
+}
