@@ -4,8 +4,7 @@ import { AlreadyBound, CONFIG_SERVICE_NAME, configServiceInterface, type Collect
 import type { Logger } from '@esp/logging';
 import { ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
 import { configFilePath, ConfigError, fingerprint, readCollections } from './config-store';
-import { xmlRpcCall } from './xmlrpc-client';
-import { FAULT_INVALID_PARAMS, methodTable, typeName } from './xmlrpc-methods';
+import { FAULT_INVALID_PARAMS, methodTable, typeName, xmlRpcCall } from '@esp/xmlrpc-http';
 
 /** LoadConfigFile of a file that is not there, or outside the config directory. */
 export const FAULT_NO_SUCH_FILE = 1;

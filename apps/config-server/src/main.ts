@@ -11,7 +11,7 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { ConfigServer } from './config-server';
-import { startXmlRpcHttpServer, XMLRPC_PATH } from './xmlrpc-http-server';
+import { startXmlRpcHttpServer, XMLRPC_PATH } from '@esp/xmlrpc-http';
 
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {

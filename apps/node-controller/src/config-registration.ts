@@ -1,7 +1,7 @@
 import type { XmlRpcInputStruct } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import { backoffDelay } from '@esp/timers';
-import { xmlRpcCall } from './xmlrpc-client';
+import { xmlRpcCall } from '@esp/xmlrpc-http';
 
 /** The module type under which node controllers register, and which the content distributor asks for (MS-FSDPD 3.5.5). */
 export const NODE_CONTROL_MODULE_TYPE = 'NodeControl';

@@ -13,7 +13,7 @@ import { registerWithConfigServer } from './config-registration';
 import { nodeControlMethods } from './node-control-service';
 import { NodeSupervisor } from './node-supervisor';
 import { loadProfile } from './profile';
-import { startXmlRpcHttpServer, XMLRPC_PATH } from './xmlrpc-http-server';
+import { startXmlRpcHttpServer, XMLRPC_PATH } from '@esp/xmlrpc-http';
 
 const cli = parseCli(process.argv.slice(2));
 if (cli.kind === 'help') {

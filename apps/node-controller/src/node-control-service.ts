@@ -1,6 +1,6 @@
 import { XmlRpcFault, type XmlRpcInput, type XmlRpcValue } from '@esp/codecs';
 import { UnknownProcessError, type NodeSupervisor } from './node-supervisor';
-import { methodTable } from './xmlrpc-methods';
+import { methodTable } from '@esp/xmlrpc-http';
 
 /** A RestartProcess / StartProcess / StopProcess of a name the node does not run. */
 export const FAULT_NO_SUCH_PROCESS = 1;
