@@ -371,7 +371,7 @@ export class ContentDistributor {
     this.leases.get(name)?.cancel();
     const held = this.pool.declareDead(name);
     this.log.warn(
-      { procserver: name, pid: p.pid, silent_ms: this.liveness.deadAfterMs, held: held?.ops.length ?? 0 },
+      { procserver: name, pid: p.pid, silent_ms: this.liveness.deadAfterMs, held: held?.ops.length ?? 0, session: held?.sessionId, first: held?.ops[0]?.opId, last: held?.ops[held.ops.length - 1]?.opId },
       'item processor declared dead (PPP liveness): no heartbeat for liveness x interval',
     );
     if (held) {

@@ -1,4 +1,4 @@
-import { DocumentId } from '@esp/codecs';
+import { DocumentId, OperationSet } from '@esp/codecs';
 import type { Aor } from '@esp/interfaces';
 import { describe, expect, it } from 'vitest';
 import { ProcessorPool } from './processor-pool';
@@ -52,5 +52,24 @@ describe('ProcessorPool (MS-FSDPD 3.5.1 holders)', () => {
     pool.assign(a, 1, ops(1, 4));
     expect(pool.unregister('a').map((o) => o.opId)).toEqual([4]);
     expect(pool.get('a')).toBeUndefined();
+  });
+
+  it('declareDead hands back the batch as sent (one per processor) with its session; a dead processor gets no batch until it is alive again', () => {
+    const pool = new ProcessorPool(1000);
+    const a = pool.register('a', aor('a'), 'h', 10);
+    pool.register('b', aor('b'), 'h', 11);
+    const batch = new OperationSet({ operations: [], completed_op_id: 0 });
+    pool.assign(a, 3, ops(3, 1, 2), batch);
+    const held = pool.declareDead('a');
+    expect(held?.sessionId).toBe(3);
+    expect(held?.batch).toBe(batch);
+    expect(held?.ops.map((o) => o.opId)).toEqual([1, 2]);
+    expect(a).toMatchObject({ dead: true, busy: false, inFlight: [], batch: undefined });
+    expect(pool.pickFree()?.name).toBe('b');
+    expect(pool.pickFree(new Set(['b']))).toBeUndefined();
+    expect(pool.liveOthers('b')).toEqual([]);
+    expect(pool.declareDead('a')).toBeUndefined();
+    a.dead = false;
+    expect(pool.pickFree(new Set(['b']))?.name).toBe('a');
   });
 });

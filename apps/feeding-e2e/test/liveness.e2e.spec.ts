@@ -53,12 +53,18 @@ describe('PPP liveness of item processors in the feeding chain', () => {
       await client.flush();
     })();
 
-    // under load: a processor in the middle of a batch, some way into the feed
+    // under load: a processor that has just accepted a batch (seen since the last poll, 5 ms ago; a batch takes
+    // ~300 ms), some way into the feed
+    const seen = new Map<ChildService, number>();
     const { victim, batch } = await waitFor(
       () => {
         if (fed < 300) return undefined;
         for (const p of chain.processors) {
-          const b = batchInFlight(p, client.sessionId);
+          const from = seen.get(p);
+          seen.set(p, p.logs.length);
+          if (from === undefined || from > p.logs.length) continue;
+          const fresh = p.logs.slice(from).some((l) => l['msg'] === 'batch accepted' && l['session_id'] === client.sessionId);
+          const b = fresh ? batchInFlight(p, client.sessionId) : undefined;
           if (b) return { victim: p, batch: b };
         }
         return undefined;
@@ -82,7 +88,7 @@ describe('PPP liveness of item processors in the feeding chain', () => {
     expect(detectionMs).toBeGreaterThanOrEqual((LIVENESS - 1) * INTERVAL_MS - 100);
     expect(detectionMs).toBeLessThanOrEqual((LIVENESS + 1) * INTERVAL_MS + 1000);
     console.log(`liveness: ${name} declared dead ${detectionMs} ms after SIGSTOP (interval ${INTERVAL_MS} ms x liveness ${LIVENESS} = ${INTERVAL_MS * LIVENESS} ms)`);
-    expect(dead['held']).toBe(batch.last - batch.first + 1);
+    expect(dead).toMatchObject({ held: batch.last - batch.first + 1, session: client.sessionId, first: batch.first, last: batch.last });
 
     // its batch, same operations and ids, goes to the other processor and completes there
     const moved = await waitFor(() => chain.distributor.logs.find((l) => msgIs('batch of a dead item processor dispatched to another item processor')(l) && l['from'] === name && l['first'] === batch.first), {
@@ -116,4 +122,50 @@ describe('PPP liveness of item processors in the feeding chain', () => {
     expect(victim.logs.filter(msgIs('batch accepted')).length).toBeGreaterThan(acceptedBefore);
     await client.close();
   }, 120_000);
+});
+
+describe('PPP liveness with a single item processor', () => {
+  let chain: Chain;
+  let stopped: ChildService | undefined;
+  beforeAll(async () => {
+    chain = await Chain.start({
+      collections: ['alone'],
+      processors: 1,
+      pipeline: {
+        pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 20, delay_id_pattern: '^slow-' }, { type: 'normalize' }] },
+        default_pipeline: 'standard',
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    stopped?.signal('SIGCONT');
+    await chain?.stop();
+  });
+
+  it('SIGSTOP of the only item processor: declared dead, no one to take its batch, so its operations are reported lost (MS-FSDPD 3.5.5); after SIGCONT the resubmitted ones complete', async () => {
+    const client = await FeedingClient.open({ mw: chain.client, collection: 'alone', log });
+    for (let i = 0; i < 100; i++) await client.feed(text(i, 'slow'));
+    await client.flush();
+    const [victim] = chain.processors;
+    if (!victim) throw new Error('no item processor');
+    await waitFor(() => batchInFlight(victim, client.sessionId), { what: 'the batch in the item processor', timeoutMs: 10_000, intervalMs: 5 });
+    victim.signal('SIGSTOP');
+    stopped = victim;
+    const dead = await waitFor(() => chain.distributor.logs.find((l) => msgIs('item processor declared dead (PPP liveness): no heartbeat for liveness x interval')(l) && l['procserver'] === 'ip-1'), {
+      what: 'ip-1 declared dead',
+      timeoutMs: 15_000,
+    });
+    expect(dead['held']).toBe(100);
+    await waitFor(() => chain.distributor.logs.some((l) => msgIs('reporting operations lost')(l) && String(l['why']).includes('no other item processor took its batch')), {
+      what: 'the batch reported lost',
+      timeoutMs: 10_000,
+    });
+    victim.signal('SIGCONT');
+    stopped = undefined;
+    const { stats, outcomes, unfinished } = await client.drain(60_000);
+    expect(unfinished).toEqual([]);
+    expect(stats).toMatchObject({ completed: 100, failed: 0, lost: 100, resubmitted: 100, duplicateFinals: 0 });
+    for (let i = 0; i < 100; i++) expect(outcomes.get(`slow-${i}`)).toMatchObject({ kind: 'completed' });
+    await client.close();
+  }, 60_000);
 });
