@@ -16,7 +16,7 @@ import { HeartbeatSender } from './heartbeat';
 import { Registration } from './registration';
 import { StatusService } from './status/status-service';
 import { StatusState } from './status/status-state';
-import { XMLRPC_PATH, startXmlRpcHttpServer, type XmlRpcHttpServer } from './status/xmlrpc-http-server';
+import { XMLRPC_PATH, startXmlRpcHttpServer, type XmlRpcHttpServer } from '@esp/xmlrpc-http';
 
 /** FAST ESP's default base port; the processor_server AOR is on base port + 390. */
 export const DEFAULT_BASE_PORT = 16000;

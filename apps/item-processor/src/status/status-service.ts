@@ -1,13 +1,10 @@
 import { XmlRpcDouble, XmlRpcFault, XMLRPC_INT_MAX, type XmlRpcInput, type XmlRpcInputStruct, type XmlRpcValue } from '@esp/codecs';
+import { FAULT_INTERNAL_ERROR, FAULT_INVALID_PARAMS, FAULT_INVALID_REQUEST, FAULT_METHOD_NOT_FOUND, FAULT_PARSE_ERROR } from '@esp/xmlrpc-http';
 import { processMemory, type ProcessMemory } from './process-memory';
 import type { LogEntry, StatsRow, StatusState } from './status-state';
 
-/** Fault codes (the XML-RPC "fault code interoperability" values for transport and call errors). */
-export const FAULT_PARSE_ERROR = -32700;
-export const FAULT_INVALID_REQUEST = -32600;
-export const FAULT_METHOD_NOT_FOUND = -32601;
-export const FAULT_INVALID_PARAMS = -32602;
-export const FAULT_INTERNAL_ERROR = -32603;
+/** Fault codes (the XML-RPC "fault code interoperability" values for transport and call errors), shared. */
+export { FAULT_INTERNAL_ERROR, FAULT_INVALID_PARAMS, FAULT_INVALID_REQUEST, FAULT_METHOD_NOT_FOUND, FAULT_PARSE_ERROR };
 /** GetBatchStatus of an id the Item Operation Sequence Log Table does not hold. */
 export const FAULT_NO_SUCH_BATCH = 1;
 

@@ -3,7 +3,7 @@ import { createLogger } from '@esp/logging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_INVALID_PARAMS, FAULT_INVALID_REQUEST, FAULT_METHOD_NOT_FOUND, FAULT_NO_SUCH_BATCH, FAULT_PARSE_ERROR, StatusService, xmlSafe } from './status-service';
 import { StatusState } from './status-state';
-import { startXmlRpcHttpServer, type XmlRpcHttpServer } from './xmlrpc-http-server';
+import { startXmlRpcHttpServer, type XmlRpcHttpServer } from '@esp/xmlrpc-http';
 
 describe('Status tables and methods', () => {
   let t = 1_700_000_000_000;
