@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: config-server [options]
 
@@ -19,29 +18,23 @@ Options:
 SIGHUP reloads the config directory (as the ReloadConfig method does).
 `;
 
-export type Cli =
-  | { kind: 'run'; nats: string[]; port: number; listen: string; configDir: string | undefined; wait: boolean }
-  | { kind: 'help'; text: string }
-  | { kind: 'error'; message: string };
+export type Cli = CliResult<{ nats: string[]; port: number; listen: string; configDir: string | undefined; wait: boolean }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        nats: { type: 'string' },
-        port: { type: 'string' },
-        listen: { type: 'string' },
-        'config-dir': { type: 'string' },
-        wait: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      port: { type: 'string' },
+      listen: { type: 'string' },
+      'config-dir': { type: 'string' },
+      wait: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   const port = integerOption('port', values.port, 0, 0, 65535);
   if (typeof port === 'string') return { kind: 'error', message: port };

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: content-distributor [options]
 
@@ -32,31 +31,28 @@ export interface DistributorCli {
   wait: boolean;
 }
 
-export type Cli = DistributorCli | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+export type Cli = CliResult<Omit<DistributorCli, 'kind'>>;
 
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        nats: { type: 'string' },
-        'node-id': { type: 'string' },
-        'base-port': { type: 'string' },
-        collections: { type: 'string' },
-        config: { type: 'string' },
-        'lease-seconds': { type: 'string' },
-        'heartbeat-ms': { type: 'string' },
-        liveness: { type: 'string' },
-        wait: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      'node-id': { type: 'string' },
+      'base-port': { type: 'string' },
+      collections: { type: 'string' },
+      config: { type: 'string' },
+      'lease-seconds': { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
+      liveness: { type: 'string' },
+      wait: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   const nodeId = integerOption('node-id', values['node-id'], 0, 0, 2 ** 31 - 1);
   const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535 - 391);

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: npm run feed -- --collection <name> [options] <file | dir | -> ...
 
@@ -46,31 +45,27 @@ export interface FeedCli {
   quiet: boolean;
 }
 
-export type Cli = FeedCli | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+export type Cli = CliResult<Omit<FeedCli, 'kind'>>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        collection: { type: 'string' },
-        nats: { type: 'string' },
-        'batch-size': { type: 'string' },
-        'max-in-flight': { type: 'string' },
-        'limited-resubmits': { type: 'string' },
-        'max-resubmits': { type: 'string' },
-        timeout: { type: 'string' },
-        report: { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      collection: { type: 'string' },
+      nats: { type: 'string' },
+      'batch-size': { type: 'string' },
+      'max-in-flight': { type: 'string' },
+      'limited-resubmits': { type: 'string' },
+      'max-resubmits': { type: 'string' },
+      timeout: { type: 'string' },
+      report: { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   if (!values.collection) return { kind: 'error', message: '--collection is required' };

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { isCollectionName } from './collection-store';
 
 export const DEFAULT_DATA_DIR = '.esp/indexer';
@@ -32,28 +31,25 @@ export interface RunOptions {
   wait: boolean;
 }
 
-export type Cli = ({ kind: 'run' } & RunOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+export type Cli = CliResult<RunOptions>;
 
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        nats: { type: 'string' },
-        data: { type: 'string' },
-        collections: { type: 'string' },
-        'base-port': { type: 'string' },
-        queue: { type: 'string' },
-        wait: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      data: { type: 'string' },
+      collections: { type: 'string' },
+      'base-port': { type: 'string' },
+      queue: { type: 'string' },
+      wait: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   const basePort = integerOption('base-port', values['base-port'], DEFAULT_BASE_PORT, 0, 65535 - 390);
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };

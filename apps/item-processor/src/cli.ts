@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { DEFAULT_REREGISTRATION_LEASE_SECONDS } from '@esp/interfaces';
 
 export const HELP = `Usage: item-processor [options]
@@ -38,32 +37,29 @@ export interface RunOptions {
   wait: boolean;
 }
 
-export type Cli = ({ kind: 'run' } & RunOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+export type Cli = CliResult<RunOptions>;
 
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        nats: { type: 'string' },
-        name: { type: 'string' },
-        host: { type: 'string' },
-        'status-port': { type: 'string' },
-        'status-listen': { type: 'string' },
-        'pipeline-config': { type: 'string' },
-        'base-port': { type: 'string' },
-        'reregistration-lease': { type: 'string' },
-        'heartbeat-ms': { type: 'string' },
-        wait: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      name: { type: 'string' },
+      host: { type: 'string' },
+      'status-port': { type: 'string' },
+      'status-listen': { type: 'string' },
+      'pipeline-config': { type: 'string' },
+      'base-port': { type: 'string' },
+      'reregistration-lease': { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
+      wait: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   const statusPort = integerOption('status-port', values['status-port'], 0, 0, 65535);
   if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: name-server [options]
 
@@ -13,27 +12,21 @@ Options:
   -h, --help          show this help
 `;
 
-export type Cli =
-  | { kind: 'run'; nats: string[]; replicas: number; wait: boolean }
-  | { kind: 'help'; text: string }
-  | { kind: 'error'; message: string };
+export type Cli = CliResult<{ nats: string[]; replicas: number; wait: boolean }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        nats: { type: 'string' },
-        replicas: { type: 'string' },
-        wait: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      replicas: { type: 'string' },
+      wait: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   const replicas = integerOption('replicas', values.replicas, 1, 1, 5);
   if (typeof replicas === 'string') return { kind: 'error', message: replicas };

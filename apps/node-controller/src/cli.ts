@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption } from '@esp/cli-options';
+import { integerOption, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: node-controller --profile <node.json> [options]
 
@@ -32,29 +31,26 @@ export interface RunOptions {
   stopTimeoutMs: number;
 }
 
-export type Cli = RunOptions | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+export type Cli = CliResult<Omit<RunOptions, 'kind'>>;
 
 export function parseCli(argv: string[]): Cli {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        profile: { type: 'string' },
-        port: { type: 'string' },
-        listen: { type: 'string' },
-        cwd: { type: 'string' },
-        'config-server': { type: 'string' },
-        'advertise-host': { type: 'string' },
-        'restart-delay-ms': { type: 'string' },
-        'stop-timeout-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      profile: { type: 'string' },
+      port: { type: 'string' },
+      listen: { type: 'string' },
+      cwd: { type: 'string' },
+      'config-server': { type: 'string' },
+      'advertise-host': { type: 'string' },
+      'restart-delay-ms': { type: 'string' },
+      'stop-timeout-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   if (!values.profile) return { kind: 'error', message: '--profile <node.json> is required' };
   const port = integerOption('port', values.port, 0, 0, 65535);

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: ppp-gateway [options]
 
@@ -33,30 +32,27 @@ export interface GatewayCli {
   maxInflight: number;
 }
 
-export type Cli = GatewayCli | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+export type Cli = CliResult<Omit<GatewayCli, 'kind'>>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        nats: { type: 'string' },
-        service: { type: 'string' },
-        frontend: { type: 'string' },
-        backend: { type: 'string' },
-        'heartbeat-ms': { type: 'string' },
-        liveness: { type: 'string' },
-        queue: { type: 'boolean' },
-        'request-timeout-ms': { type: 'string' },
-        'max-inflight': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      service: { type: 'string' },
+      frontend: { type: 'string' },
+      backend: { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
+      liveness: { type: 'string' },
+      queue: { type: 'boolean' },
+      'request-timeout-ms': { type: 'string' },
+      'max-inflight': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
   if (typeof heartbeatMs === 'string') return { kind: 'error', message: heartbeatMs };

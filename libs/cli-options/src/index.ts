@@ -6,3 +6,4 @@
  *   const nats = natsServers(values.nats, process.env);
  */
 export { integerOption, list, natsServers } from './options';
+export { tryParseArgs, type CliResult } from './command-line';

@@ -17,3 +17,14 @@ describe('cli options', () => {
     for (const bad of ['11', '-1', '1.5', 'x', '', '1e3']) expect(integerOption('n', bad, 5, 0, 10)).toBe(`--n must be an integer from 0 to 10, got "${bad}"`);
   });
 });
+
+describe('tryParseArgs', () => {
+  it('returns the typed values, or the error as a value', async () => {
+    const { tryParseArgs } = await import('./command-line');
+    const ok = tryParseArgs({ args: ['--n', '3', 'x'], allowPositionals: true, options: { n: { type: 'string' }, v: { type: 'boolean' } }, strict: true });
+    expect('error' in ok ? ok.error : ok.values.n).toBe('3');
+    expect('error' in ok ? [] : ok.positionals).toEqual(['x']);
+    const bad = tryParseArgs({ args: ['--nope'], options: { n: { type: 'string' } }, strict: true });
+    expect(bad).toEqual({ error: expect.stringMatching(/nope/) });
+  });
+});

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { integerOption, natsServers } from '@esp/cli-options';
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import type { SearchHit } from '@esp/interfaces';
 
 export const HELP = `Usage: npm run -s search -- "<query>" [options]
@@ -30,28 +29,24 @@ export interface SearchOptions {
   json: boolean;
 }
 
-export type Cli = ({ kind: 'run' } & SearchOptions) | { kind: 'help'; text: string } | { kind: 'error'; message: string };
+export type Cli = CliResult<SearchOptions>;
 
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        collection: { type: 'string', short: 'c' },
-        limit: { type: 'string', short: 'n' },
-        offset: { type: 'string' },
-        nats: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-  } catch (err) {
-    return { kind: 'error', message: (err as Error).message };
-  }
+  const parsed = tryParseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      collection: { type: 'string', short: 'c' },
+      limit: { type: 'string', short: 'n' },
+      offset: { type: 'string' },
+      nats: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
   if (positionals.length === 0) return { kind: 'error', message: 'say what to search for: search "<query>"' };
