@@ -10,6 +10,7 @@ export * from './define-interface';
 export * from './interface-version';
 export * from './aor';
 export * from './user-exceptions';
+export { ExceptionRegistry } from './exception-registry';
 export * from './name-server';
 export * from './processing';
 export * from './feeding';

@@ -1,3 +1,5 @@
+import { ExceptionRegistry } from './exception-registry';
+
 /**
  * FSIDL user exceptions: typed values a method raises on purpose. They cross the bus as
  * { kind: 'user', code, message, data } and are rebuilt on the other side as an instance of the same class.
@@ -70,25 +72,23 @@ export class UnknownSession extends UserException {
   override readonly code = 'unknown_session';
 }
 
-type UserExceptionClass = new (message: string, data?: Record<string, unknown>) => UserException;
-
-const registry = new Map<string, UserExceptionClass>();
+const registry = new ExceptionRegistry<UserException>(UserException, [
+  UnknownCollection,
+  UnsupportedGuaranteeSet,
+  ShuttingDown,
+  SystemResourceError,
+  ResolveException,
+  AlreadyBound,
+  ProcessorsBusy,
+  UnknownSession,
+]);
 
 /** Makes a user exception class rebuildable from its code on the receiving side. */
-export function registerUserException(cls: UserExceptionClass): void {
-  const code = new cls('').code;
-  registry.set(code, cls);
-}
-
-for (const cls of [UnknownCollection, UnsupportedGuaranteeSet, ShuttingDown, SystemResourceError, ResolveException, AlreadyBound, ProcessorsBusy, UnknownSession]) {
-  registerUserException(cls);
+export function registerUserException(cls: new (message: string, data?: Record<string, unknown>) => UserException): void {
+  registry.register(cls);
 }
 
 /** Rebuilds a user exception from its wire form; unknown codes give a plain UserException carrying the code. */
 export function userExceptionFromWire(code: string, message: string, data: Record<string, unknown> = {}): UserException {
-  const cls = registry.get(code);
-  if (cls) return new cls(message, data);
-  const e = new UserException(message, data);
-  Object.defineProperty(e, 'code', { value: code });
-  return e;
+  return registry.fromWire(code, message, data);
 }

@@ -1,3 +1,5 @@
+import { ExceptionRegistry } from '@esp/interfaces';
+
 /**
  * System exceptions: failures of the call itself rather than of what was asked. Each has a stable code that
  * crosses the bus and a retryable flag; the receiving side rebuilds the same class from the code.
@@ -77,18 +79,19 @@ export class TransportError extends SystemException {
   override readonly retryable = true;
 }
 
-type SystemExceptionClass = new (message: string, data?: Record<string, unknown>) => SystemException;
-
-const byCode = new Map<string, SystemExceptionClass>(
-  [ObjectNotExist, CallTimeout, BadParameter, VersionMismatch, UnknownMethod, BadRequest, PayloadTooLarge, ServerBusy, InternalError, TransportError].map(
-    (cls) => [new cls('').code, cls],
-  ),
-);
+const registry = new ExceptionRegistry<SystemException>(SystemException, [
+  ObjectNotExist,
+  CallTimeout,
+  BadParameter,
+  VersionMismatch,
+  UnknownMethod,
+  BadRequest,
+  PayloadTooLarge,
+  ServerBusy,
+  InternalError,
+  TransportError,
+]);
 
 export function systemExceptionFromWire(code: string, message: string, data: Record<string, unknown> = {}): SystemException {
-  const cls = byCode.get(code);
-  if (cls) return new cls(message, data);
-  const e = new SystemException(message, data);
-  Object.defineProperty(e, 'code', { value: code });
-  return e;
+  return registry.fromWire(code, message, data);
 }
