@@ -4,6 +4,7 @@ import { AlreadyBound, CONFIG_SERVICE_NAME, configServiceInterface, type Collect
 import type { Logger } from '@esp/logging';
 import { ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
 import { configFilePath, ConfigError, fingerprint, readCollections } from './config-store';
+import { checkCollectionPipelines, pipelineChanges, readPipelines, type PipelineDefinitions } from './pipeline-store';
 import { FAULT_INVALID_PARAMS, methodTable, typeName, xmlRpcCall } from '@esp/xmlrpc-http';
 
 /** LoadConfigFile of a file that is not there, or outside the config directory. */
@@ -47,10 +48,24 @@ export class ConfigServer {
   private readonly modules = new Map<string, ModuleRecord>();
   private readonly pipelines = new Map<string, { host: string; port: number; pipelines: string[] }>();
   private collections: CollectionRecord[] = [];
+  private pipelineDefs: PipelineDefinitions | undefined;
   private object: ServerObject<typeof configServiceInterface> | undefined;
 
   constructor(private readonly opts: ConfigServerOptions) {
-    if (opts.configDir) this.collections = readCollections(opts.configDir);
+    if (opts.configDir) ({ collections: this.collections, pipelines: this.pipelineDefs } = ConfigServer.readConfig(opts.configDir));
+  }
+
+  /** Reads and checks the whole configuration (collections and pipelines) before any of it is taken. */
+  private static readConfig(dir: string): { collections: CollectionRecord[]; pipelines: PipelineDefinitions | undefined } {
+    const collections = readCollections(dir);
+    const pipelines = readPipelines(dir);
+    checkCollectionPipelines(collections, pipelines);
+    return { collections, pipelines };
+  }
+
+  /** The pipelines of <config-dir>/DocumentProcessor/pipelines.json (none without that file). */
+  get pipelineNames(): string[] {
+    return [...(this.pipelineDefs?.fingerprints.keys() ?? [])];
   }
 
   get collectionNames(): string[] {
@@ -105,16 +120,27 @@ export class ConfigServer {
 
   /**
    * Reads the config directory again. A configuration that does not validate is refused (ConfigError) and the
-   * previous one stays; a changed collection list is announced with ConfigurationChanged("collection", [names]).
+   * previous one stays. Then the modules that asked for them get ConfigurationChanged alerts (MS-FSDPD 3.7.4.1):
+   * "collection" with the collection names when the collection list changed, "pipeline_added" /
+   * "pipeline_modified" / "pipeline_removed" with the names of the pipelines concerned, "pipelines" with all names
+   * when the default pipeline changed. Resolves once every alert was answered (or failed), so that a caller of
+   * ReloadConfig knows the running item processors have reset (ResetContainer) by then.
    */
-  async reload(): Promise<{ changed: boolean; collections: string[] }> {
-    if (!this.opts.configDir) return { changed: false, collections: [] };
-    const next = readCollections(this.opts.configDir);
-    const changed = fingerprint(next) !== fingerprint(this.collections);
-    this.collections = next;
-    this.opts.log.info({ collections: this.collectionNames, changed }, 'configuration reloaded');
-    if (changed) await this.alert('collection', this.collectionNames);
-    return { changed, collections: this.collectionNames };
+  async reload(): Promise<{ changed: boolean; collections: string[]; pipelines: string[] }> {
+    if (!this.opts.configDir) return { changed: false, collections: [], pipelines: [] };
+    const next = ConfigServer.readConfig(this.opts.configDir);
+    const collectionsChanged = fingerprint(next.collections) !== fingerprint(this.collections);
+    const changes = pipelineChanges(this.pipelineDefs, next.pipelines);
+    const defaultChanged = this.pipelineDefs?.defaultPipeline !== next.pipelines?.defaultPipeline;
+    this.collections = next.collections;
+    this.pipelineDefs = next.pipelines;
+    const changed = collectionsChanged || defaultChanged || Object.values(changes).some((n) => n.length > 0);
+    this.opts.log.info({ collections: this.collectionNames, pipelines: this.pipelineNames, changed, ...changes }, 'configuration reloaded');
+    // sent one after the other: a module that subscribes to several resets once per alert, never concurrently
+    if (collectionsChanged) await this.alert('collection', this.collectionNames);
+    for (const [type, names] of Object.entries(changes)) if (names.length > 0) await this.alert(type, names);
+    if (defaultChanged) await this.alert('pipelines', this.pipelineNames);
+    return { changed, collections: this.collectionNames, pipelines: this.pipelineNames };
   }
 
   /** ConfigurationChanged(alert_type, alert_args) to every module that asked for alert_type (MS-FSDPD 3.7.4.1). */
@@ -201,6 +227,11 @@ export class ConfigServer {
       GetActiveModuleList: {
         params: [{ name: 'module_type_name', type: 'string' }],
         run: ([type]) => this.activeModules(type as string).map((m) => ({ ...m, registered_at: Math.floor(m.registered_at / 1000) })),
+      },
+      GetCollections: {
+        // ours (MS-FSCX, which defines the config server, is not among our specs): what get_collections gives on the middleware
+        params: [],
+        run: () => this.collections.map((c) => ({ name: c.name, pipeline: c.pipeline })),
       },
       ReloadConfig: {
         params: [],

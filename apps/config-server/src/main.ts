@@ -45,7 +45,7 @@ try {
   process.exit(1);
 }
 const advertised = cli.listen === '0.0.0.0' || cli.listen === '::' ? '127.0.0.1' : cli.listen;
-log.info({ xmlrpc_url: `http://${advertised}:${server.port}${XMLRPC_PATH}`, port: server.port, collections: config.collectionNames }, 'ready');
+log.info({ xmlrpc_url: `http://${advertised}:${server.port}${XMLRPC_PATH}`, port: server.port, collections: config.collectionNames, pipelines: config.pipelineNames }, 'ready');
 
 process.on('SIGHUP', () => {
   config.reload().catch((err: Error) => log.error({ err: err.message }, 'reload refused; the previous configuration stays'));

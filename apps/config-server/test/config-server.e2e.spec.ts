@@ -113,11 +113,44 @@ describe('config-server process', () => {
     expect(await (await configProxy()).get_collections()).toEqual([{ name: 'default', pipeline: 'default' }]);
     expect(alerts).toEqual([]);
     writeCollections({ collections: [{ name: 'default', pipeline: 'default' }, { name: 'news', pipeline: 'html' }] });
-    expect(await py(url, 'ReloadConfig')).toEqual({ ok: { changed: true, collections: ['default', 'news'] } });
+    expect(await py(url, 'ReloadConfig')).toEqual({ ok: { changed: true, collections: ['default', 'news'], pipelines: [] } });
     expect(alerts).toEqual([{ method: 'ConfigurationChanged', params: ['collection', ['default', 'news']] }]);
+    expect(await py(url, 'GetCollections')).toEqual({ ok: [{ name: 'default', pipeline: 'default' }, { name: 'news', pipeline: 'html' }] });
     cfg.signal('SIGHUP'); // unchanged: no alert
     await waitFor(() => cfg.logs.filter((l) => l['msg'] === 'configuration reloaded').length === 2);
     expect(alerts).toHaveLength(1);
+  });
+
+  it('pipelines.json: checked with collections.json before it is taken; added / modified / removed pipelines are alerted by name', async () => {
+    const port = (alertServer.address() as AddressInfo).port;
+    await py(url, 'RegisterModule', { port, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection', 'pipeline_added', 'pipeline_modified', 'pipeline_removed', 'pipelines'] });
+    alerts.length = 0;
+    const pipelinesFile = join(dir, 'DocumentProcessor', 'pipelines.json');
+    const writePipelines = (p: unknown) => writeFileSync(pipelinesFile, typeof p === 'string' ? p : JSON.stringify(p));
+    // collections.json names "default" and "html": a pipelines file without "html" is refused, and so is a bad shape
+    writePipelines({ pipelines: { default: [{ type: 'utf8' }] } });
+    expect((await py(url, 'ReloadConfig')).fault).toEqual([2, expect.stringMatching(/collection "news" names pipeline "html", which DocumentProcessor\/pipelines.json does not define.*previous configuration stays/)]);
+    writePipelines({ pipelines: { default: [{ kind: 'utf8' }], html: [] } });
+    expect((await py(url, 'ReloadConfig')).fault).toEqual([2, expect.stringMatching(/pipelines.default.0.type/)]);
+    writePipelines('{ not json');
+    expect((await py(url, 'ReloadConfig')).fault).toEqual([2, expect.stringMatching(/is not JSON/)]);
+    expect(alerts).toEqual([]);
+    const v1 = { pipelines: { default: [{ type: 'utf8' }], html: [{ type: 'html' }], old: [] }, default_pipeline: 'default' };
+    writePipelines(v1);
+    expect(await py(url, 'ReloadConfig')).toEqual({ ok: { changed: true, collections: ['default', 'news'], pipelines: ['default', 'html', 'old'] } });
+    expect(alerts.map((a) => a.params)).toEqual([
+      ['pipeline_added', ['default', 'html', 'old']],
+      ['pipelines', ['default', 'html', 'old']], // the default pipeline was none before
+    ]);
+    alerts.length = 0;
+    writePipelines({ ...v1, pipelines: { default: [{ type: 'utf8' }], html: [{ type: 'html' }, { type: 'normalize' }], fresh: [] } });
+    expect((await py(url, 'ReloadConfig')).ok).toMatchObject({ changed: true });
+    expect(alerts.map((a) => a.params)).toEqual([
+      ['pipeline_added', ['fresh']],
+      ['pipeline_modified', ['html']],
+      ['pipeline_removed', ['old']],
+    ]);
+    expect((await py(url, 'LoadConfigFile', 'DocumentProcessor', 'pipelines.json')).ok).toMatch(/"fresh"/);
   });
 
   it('a restarted config server takes over its dead binding', async () => {

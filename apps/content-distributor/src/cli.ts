@@ -12,6 +12,9 @@ Options:
   --base-port <n>         base port; objects are on base + 390, external sessions on base + 391 (default: 16000)
   --collections <a,b>     collections this distributor accepts (default: default)
   --config <file>         JSON file {"collections": ["a", "b"]} (merged with --collections)
+  --config-service        take the collections from the config server at fds/configservice (get_collections):
+                          a collection added there is accepted without a restart; --collections / --config
+                          are then accepted in addition (default: off)
   --lease-seconds <n>     Lease Timeout of item processors, MS-FSDPD 3.5.2 (default: 300)
   --heartbeat-ms <n>      heartbeat interval of item processors, PPP (default: 1000)
   --liveness <n>          silent heartbeat intervals before an item processor is declared dead (default: 3)
@@ -25,6 +28,8 @@ export interface DistributorCli {
   nodeId: number;
   basePort: number;
   collections: string[];
+  /** The collection holder is the config server (configservice::config get_collections). */
+  configService: boolean;
   leaseSeconds: number;
   heartbeatMs: number;
   liveness: number;
@@ -43,6 +48,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'base-port': { type: 'string' },
       collections: { type: 'string' },
       config: { type: 'string' },
+      'config-service': { type: 'boolean' },
       'lease-seconds': { type: 'string' },
       'heartbeat-ms': { type: 'string' },
       liveness: { type: 'string' },
@@ -60,7 +66,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
   const liveness = integerOption('liveness', values.liveness, 3, 1, 1000);
   for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness]) if (typeof v === 'string') return { kind: 'error', message: v };
-  const collections = new Set((values.collections ?? (values.config ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
+  const configService = values['config-service'] ?? false;
+  const collections = new Set((values.collections ?? (values.config || configService ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
   if (values.config) {
     try {
       const cfg = JSON.parse(readFileSync(values.config, 'utf8')) as { collections?: unknown };
@@ -72,7 +79,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       return { kind: 'error', message: `${values.config}: ${(err as Error).message}` };
     }
   }
-  if (collections.size === 0) return { kind: 'error', message: 'no collections configured' };
+  if (collections.size === 0 && !configService) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, wait: values.wait ?? false };
+  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, wait: values.wait ?? false };
 }

@@ -31,6 +31,7 @@ import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type Server
 import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, livenessSubject, parsePppMessage, PppFrameError } from '@esp/ppp';
 import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
 import { CallbackSender } from './callback-sender';
+import { fixedCollections, type CollectionHolder } from './collection-holder';
 import { ProcessorLiveness } from './liveness';
 import { lostOperationSets } from './lost-operations';
 import { docIdOf } from './operation-ids';
@@ -42,8 +43,10 @@ export interface ContentDistributorOptions {
   /** This distributor's node id: its dispatcher_node and procserver_handler live at .../dispatcher/<nodeId>. */
   nodeId: number;
   basePort: number;
-  /** The collection holder (until the config server exists). */
+  /** The collections create_session accepts, when there is no collectionHolder. */
   collections: string[];
+  /** The collection holder (ConfigServiceCollections: the config server's); default: the fixed `collections`. */
+  collectionHolder?: CollectionHolder;
   /** Lease Timeout (MS-FSDPD 3.5.2), default 300 s. */
   leaseMs?: number;
   clock?: Clock;
@@ -101,7 +104,7 @@ export class ContentDistributor {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly mw: Middleware;
-  private readonly collections: Set<string>;
+  private readonly collections: CollectionHolder;
   private readonly liveness: ProcessorLiveness;
   /** Batches of processors declared dead, oldest first (at most one per processor). */
   private readonly orphans: OrphanBatch[] = [];
@@ -118,7 +121,7 @@ export class ContentDistributor {
     this.log = opts.log;
     this.clock = opts.clock ?? systemClock;
     this.pool = new ProcessorPool(opts.leaseMs ?? 300_000);
-    this.collections = new Set(opts.collections);
+    this.collections = opts.collectionHolder ?? fixedCollections(opts.collections);
     this.liveness = new ProcessorLiveness({
       intervalMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
       liveness: opts.liveness ?? HEARTBEAT_LIVENESS,
@@ -193,7 +196,7 @@ export class ContentDistributor {
     await this.bindOrTakeOver(nodeName, procserverHandlerInterface, ph.aor);
     // register_dispatcher(node_id) on the master, which is us
     await this.registerDispatcher(this.opts.nodeId);
-    this.log.info({ node: this.opts.nodeId, port: this.port, collections: [...this.collections] }, 'content distributor is master');
+    this.log.info({ node: this.opts.nodeId, port: this.port, collections: this.collections.names() }, 'content distributor is master');
   }
 
   // ---- master_dispatcher (MS-FSDPD 3.3, MS-FSCDFT 3.1) ----
@@ -547,8 +550,8 @@ export class ContentDistributor {
   // ---- sessions: dispatcher_node (MS-FSCDFT 3.5.4) and session_factory (forwarding, ours) ----
 
   private async createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean): Promise<Aor> {
-    if (!this.collections.has(collection)) {
-      throw new UnknownCollection(`collection "${collection}" is not configured (known: ${[...this.collections].join(', ') || 'none'})`, { collection });
+    if (!(await this.collections.has(collection))) {
+      throw new UnknownCollection(`collection "${collection}" is not configured (known: ${this.collections.names().join(', ') || 'none'})`, { collection });
     }
     if (this.shuttingDown) throw new ShuttingDown('content distributor is shutting down');
     const existing = this.sessions.get(id);

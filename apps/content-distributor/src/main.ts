@@ -6,7 +6,9 @@
  */
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
+import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { parseCli } from './cli';
+import { ConfigServiceCollections } from './collection-holder';
 import { ContentDistributor } from './content-distributor';
 import { restartThroughNodeController } from './node-controller-restart';
 
@@ -33,6 +35,16 @@ try {
     nodeId: cli.nodeId,
     basePort: cli.basePort,
     collections: cli.collections,
+    collectionHolder: cli.configService
+      ? new ConfigServiceCollections({
+          fetch: async () => {
+            const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 5000 });
+            return (await proxy.get_collections()).map((c) => c.name);
+          },
+          always: cli.collections,
+          log,
+        })
+      : undefined,
     leaseMs: cli.leaseSeconds * 1000,
     heartbeatMs: cli.heartbeatMs,
     liveness: cli.liveness,
@@ -47,7 +59,7 @@ try {
   await mw.close();
   process.exit(1);
 }
-log.info({ port: cd.port, collections: cli.collections }, 'ready');
+log.info({ port: cd.port, collections: cli.configService ? `config server (${CONFIG_SERVICE_NAME})` : cli.collections }, 'ready');
 
 let stopping = false;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

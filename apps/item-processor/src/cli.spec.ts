@@ -11,6 +11,7 @@ describe('item-processor cli', () => {
       statusPort: 0,
       statusListen: '0.0.0.0',
       pipelineConfig: undefined,
+      configServer: undefined,
       basePort: 16000,
       reregistrationLeaseMs: 180_000,
       heartbeatMs: 1000,
@@ -24,6 +25,11 @@ describe('item-processor cli', () => {
       {},
     );
     expect(cli).toMatchObject({ kind: 'run', nats: ['nats://x:4222'], name: 'p1', statusPort: 13410, pipelineConfig: 'p.json', basePort: 14000, reregistrationLeaseMs: 500, wait: true, host: 'h', statusListen: '127.0.0.1', heartbeatMs: 250 });
+  });
+
+  it('--config-server takes an http URL and refuses anything else', () => {
+    expect(parseCli(['--config-server', 'http://127.0.0.1:16005/RPC2'], {})).toMatchObject({ kind: 'run', configServer: 'http://127.0.0.1:16005/RPC2' });
+    expect(parseCli(['--config-server', '127.0.0.1:16005'], {})).toEqual({ kind: 'error', message: expect.stringMatching(/--config-server must be an http:\/\/ URL/) });
   });
 
   it('--help gives the usage text', () => {

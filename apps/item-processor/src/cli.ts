@@ -14,6 +14,9 @@ Options:
   --status-port <port>         Status XML-RPC port; 0 picks a free one, logged at start (default: 0)
   --status-listen <address>    address the Status server listens on (default: 0.0.0.0)
   --pipeline-config <file>     JSON pipeline configuration (default: utf8, xml, html, normalize for every collection)
+  --config-server <url>        config server XML-RPC URL (http://host:port/RPC2): register there (ProcessorServer) and
+                               take pipelines and collections from it, again on every ConfigurationChanged;
+                               --pipeline-config is then the fallback when it has no DocumentProcessor/pipelines.json
   --base-port <port>           installation base port; processor_server is on base + 390 (default: 16000)
   --reregistration-lease <s>   Reregistration Lease in seconds, decimals allowed (default: ${DEFAULT_REREGISTRATION_LEASE_SECONDS})
   --heartbeat-ms <n>           PPP heartbeat interval towards the content distributor (default: 1000)
@@ -31,6 +34,7 @@ export interface RunOptions {
   statusPort: number;
   statusListen: string;
   pipelineConfig: string | undefined;
+  configServer: string | undefined;
   basePort: number;
   reregistrationLeaseMs: number;
   heartbeatMs: number;
@@ -50,6 +54,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'status-port': { type: 'string' },
       'status-listen': { type: 'string' },
       'pipeline-config': { type: 'string' },
+      'config-server': { type: 'string' },
       'base-port': { type: 'string' },
       'reregistration-lease': { type: 'string' },
       'heartbeat-ms': { type: 'string' },
@@ -72,6 +77,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const lease = leaseText === undefined ? DEFAULT_REREGISTRATION_LEASE_SECONDS : Number(leaseText);
   if (!Number.isFinite(lease) || lease <= 0) return { kind: 'error', message: `--reregistration-lease must be a positive number of seconds, got "${leaseText}"` };
   if (values.name !== undefined && values.name.trim() === '') return { kind: 'error', message: '--name must not be empty' };
+  const configServer = values['config-server'];
+  if (configServer !== undefined && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(configServer)) {
+    return { kind: 'error', message: `--config-server must be an http:// URL such as http://127.0.0.1:16005/RPC2, got "${configServer}"` };
+  }
   const nats = natsServers(values.nats, env);
   return {
     kind: 'run',
@@ -81,6 +90,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     statusPort,
     statusListen: values['status-listen'] ?? '0.0.0.0',
     pipelineConfig: values['pipeline-config'],
+    configServer,
     basePort,
     reregistrationLeaseMs: Math.round(lease * 1000),
     heartbeatMs,

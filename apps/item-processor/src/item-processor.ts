@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import {
   DEFAULT_REREGISTRATION_LEASE_MS,
@@ -12,6 +13,7 @@ import { HEARTBEAT_INTERVAL_MS } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import { BatchProcessor } from './batch-processor';
 import { DEFAULT_PIPELINE_CONFIG, buildPipelines, loadPipelineConfig, type PipelineConfig, type PipelineSet } from './pipeline/config';
+import { ConfigSubscription } from './config-subscription';
 import { HeartbeatSender } from './heartbeat';
 import { Registration } from './registration';
 import { StatusService } from './status/status-service';
@@ -38,6 +40,12 @@ export interface ItemProcessorOptions {
   statusMaxBodyBytes?: number;
   /** A JSON file (re-read by ResetContainer / ConfigurationChanged) or a configuration object. Default: utf8, xml, html, normalize. */
   pipelineConfig?: string | PipelineConfig;
+  /**
+   * The config server's XML-RPC URL: the pipelines and collections come from there (ResetContainer at start and on
+   * every ConfigurationChanged, MS-FSDPD 3.7.4.1 / 3.7.4.3); pipelineConfig is then only the fallback used when the
+   * config server has no DocumentProcessor/pipelines.json. The distributor gets us once the first configuration is in.
+   */
+  configServer?: string;
   /** Base port of the installation (default 16000); processor_server is on base + 390. */
   basePort?: number;
   /** Reregistration Lease (default 180 s). */
@@ -79,7 +87,9 @@ export interface ItemProcessor {
   /** Sets the Terminating state of the Status interface: process then raises shutting_down. */
   setTerminating(on: boolean): void;
   /** Re-reads the pipeline configuration (ResetContainer does this too). False when it failed (old one kept). */
-  reloadPipelines(): boolean;
+  reloadPipelines(): boolean | Promise<boolean>;
+  /** The config server side (with configServer): registration, resets. */
+  readonly config: ConfigSubscription | undefined;
   /**
    * Graceful stop: Terminating, unregister (procserver_handler, then master_dispatcher: MS-FSDPD 4.1.5), finish the
    * batch in flight, close the Status server and the middleware (calls in flight reply).
@@ -120,12 +130,19 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
   let stopping: Promise<void> | undefined;
   let aor: Aor | undefined;
 
-  const reloadPipelines = (): boolean => {
+  const takePipelines = (next: PipelineSet): string[] => {
+    pipelines = next;
+    status.setKnown(known(pipelines));
+    status.flush();
+    log.info({ pipelines: [...pipelines.pipelines.keys()] }, 'pipeline configuration loaded');
+    return [...pipelines.pipelines.keys()];
+  };
+  // set once the Status server listens (its port is what the config server alerts)
+  let config: ConfigSubscription | undefined;
+  const reloadPipelines = (): boolean | Promise<boolean> => {
+    if (config) return config.reset();
     try {
-      pipelines = loadPipelines();
-      status.setKnown(known(pipelines));
-      status.flush();
-      log.info({ pipelines: [...pipelines.pipelines.keys()] }, 'pipeline configuration loaded');
+      takePipelines(loadPipelines());
       return true;
     } catch (err) {
       log.error({ err: describeError(err) }, 'pipeline configuration not reloaded; keeping the previous one');
@@ -172,6 +189,17 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
   }
   const status_url = `http://${host}:${statusServer.port}${XMLRPC_PATH}`;
   log.info({ status_url, port: statusServer.port }, 'Status interface listening');
+  if (opts.configServer) {
+    const local = opts.pipelineConfig ?? DEFAULT_PIPELINE_CONFIG;
+    config = new ConfigSubscription({
+      url: opts.configServer,
+      statusPort: statusServer.port,
+      host,
+      fallback: () => (typeof local === 'string' ? (JSON.parse(readFileSync(local, 'utf8')) as unknown) : local),
+      apply: (c) => takePipelines(buildPipelines(c)),
+      log,
+    });
+  }
 
   const impl: Implementation<typeof processorServerInterface> = {
     process: (next, session_id, collection, batch) => batches.accept({ next, session_id, collection, batch }),
@@ -215,12 +243,24 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     log,
   });
   heartbeats.start();
-  reg.start();
+  if (config) {
+    // the initial ResetContainer (3.7.3): no batches before the configuration of the config server is in
+    const sub = config;
+    void sub.start().then(
+      () => {
+        if (!stopping) reg.start();
+      },
+      () => undefined,
+    );
+  } else {
+    reg.start();
+  }
 
   const stop = async (): Promise<void> => {
     status.terminating = true;
     log.info('stopping: unregistering, finishing the batch in flight');
     heartbeats.stop();
+    await config?.stop(); // UnregisterModule (3.7.6)
     await reg.stop();
     if (!(await batches.whenIdle(opts.stopTimeoutMs ?? 30_000))) log.warn('stopping with a batch still in flight');
     await statusServer.close();
@@ -245,6 +285,9 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
       status.terminating = on;
     },
     reloadPipelines,
+    get config() {
+      return config;
+    },
     stop: () => (stopping ??= stop()),
   };
 }

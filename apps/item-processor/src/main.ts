@@ -47,6 +47,7 @@ try {
     statusPort: cli.statusPort,
     statusListen: cli.statusListen,
     pipelineConfig: cli.pipelineConfig,
+    configServer: cli.configServer,
     basePort: cli.basePort,
     reregistrationLeaseMs: cli.reregistrationLeaseMs,
     heartbeatMs: cli.heartbeatMs,

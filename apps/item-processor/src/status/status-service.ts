@@ -12,9 +12,10 @@ export const FAULT_NO_SUCH_BATCH = 1;
 export interface StatusHooks {
   /**
    * ResetContainer (3.7.4.3) after FlushState: reinitialize with the configuration as it is now (the pipeline
-   * configuration file is read again). Returns false when that failed (the old configuration stays).
+   * configuration file is read again, or fetched from the config server). Returns false when that failed (the old
+   * configuration stays); a promise when it has to ask the network, and then ResetContainer answers once it is done.
    */
-  reinitialize(): boolean;
+  reinitialize(): boolean | Promise<boolean>;
   /** Shutdown (3.7.4.14): Terminating is set; the app may then stop. */
   shutdownRequested(): void;
   /** LeakDetect (3.7.4.5): log what is known about memory. */
@@ -24,7 +25,7 @@ export interface StatusHooks {
 type ParamType = 'int' | 'string' | 'any';
 interface MethodSpec {
   readonly params: readonly { readonly name: string; readonly type: ParamType; readonly optional?: boolean }[];
-  readonly run: (args: XmlRpcValue[]) => XmlRpcInput;
+  readonly run: (args: XmlRpcValue[]) => XmlRpcInput | Promise<XmlRpcInput>;
 }
 
 /** Code points XML 1.0 cannot hold (in u mode a lone surrogate is a code point of its own, so it matches too). */
@@ -110,12 +111,11 @@ export class StatusService {
         run: ([type, args]) => {
           // a configfile alert resets only for the DocumentProcessor's reload file; any other alert always resets
           const reload = Array.isArray(args) && args.length === 2 && args[0] === 'DocumentProcessor' && args[1] === 'webcluster/reload_configfiles';
-          if (type !== 'configfile' || reload) this.resetContainer();
-          return 1;
+          return type !== 'configfile' || reload ? this.resetContainer() : 1;
         },
       },
       GetModuleStatus: { params: [], run: () => this.moduleStatus() },
-      ResetContainer: { params: [], run: () => (this.resetContainer(), 1) },
+      ResetContainer: { params: [], run: () => this.resetContainer() },
       FlushState: { params: [], run: () => this.flushState() },
       LeakDetect: { params: [], run: () => (this.hooks.leakDetect(processMemory()), 1) },
       GetStatistics: { params: [], run: () => this.statistics() },
@@ -169,7 +169,7 @@ export class StatusService {
     return Object.keys(this.methods);
   }
 
-  call(method: string, params: XmlRpcValue[]): XmlRpcInput {
+  call(method: string, params: XmlRpcValue[]): XmlRpcInput | Promise<XmlRpcInput> {
     if (method === 'system.listMethods' && params.length === 0) return [...this.methodNames(), 'system.listMethods'];
     const spec = Object.prototype.hasOwnProperty.call(this.methods, method) ? this.methods[method] : undefined;
     if (!spec) throw new XmlRpcFault(FAULT_METHOD_NOT_FOUND, `unknown method ${JSON.stringify(method)}; the Status interface has ${this.methodNames().join(', ')}`);
@@ -185,10 +185,11 @@ export class StatusService {
     return spec.run(params);
   }
 
-  /** ResetContainer: FlushState, then reinitialize with the current configuration. */
-  private resetContainer(): void {
+  /** ResetContainer: FlushState, then reinitialize with the current configuration; 1 (the spec's only answer) when done. */
+  private resetContainer(): 1 | Promise<1> {
     this.flushState();
-    this.hooks.reinitialize();
+    const done = this.hooks.reinitialize();
+    return done instanceof Promise ? done.then(() => 1 as const, () => 1 as const) : 1;
   }
 
   private flushState(): number {
