@@ -10,17 +10,19 @@ describe('indexer cli', () => {
       collections: ['default'],
       basePort: 16000,
       maxQueuedBatches: 64,
+      configService: false,
       wait: false,
     });
   });
   it('takes every option', () => {
-    expect(parseCli(['--nats', 'nats://x:4', '--data', '/d', '--collections', 'a, b,a', '--base-port', '13000', '--queue', '8', '--wait'], {})).toEqual({
+    expect(parseCli(['--nats', 'nats://x:4', '--data', '/d', '--collections', 'a, b,a', '--base-port', '13000', '--queue', '8', '--wait', '--config-service'], {})).toEqual({
       kind: 'run',
       nats: ['nats://x:4'],
       dataDir: '/d',
       collections: ['a', 'b'],
       basePort: 13000,
       maxQueuedBatches: 8,
+      configService: true,
       wait: true,
     });
   });

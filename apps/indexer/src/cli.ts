@@ -16,6 +16,8 @@ Options:
   --nats <url>          NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
   --data <dir>          where the databases live, one <collection>.sqlite each (default: ${DEFAULT_DATA_DIR})
   --collections <a,b>   the collections served; others raise unknown_collection (default: default)
+  --config-service      also serve the collections the config server at fds/configservice adds while running: a
+                        session on a collection it lists opens (creates) that collection's database
   --base-port <n>       installation base port; the objects' AORs carry base port + 390 (default: ${DEFAULT_BASE_PORT})
   --queue <n>           batches queued per session before process raises system_resource_error (default: ${DEFAULT_QUEUE_BATCHES})
   --wait                keep retrying until NATS is reachable instead of failing at once
@@ -28,6 +30,7 @@ export interface RunOptions {
   collections: string[];
   basePort: number;
   maxQueuedBatches: number;
+  configService: boolean;
   wait: boolean;
 }
 
@@ -43,6 +46,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       collections: { type: 'string' },
       'base-port': { type: 'string' },
       queue: { type: 'string' },
+      'config-service': { type: 'boolean' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -70,6 +74,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     collections: [...new Set(collections)],
     basePort,
     maxQueuedBatches: queue,
+    configService: values['config-service'] ?? false,
     wait: values.wait ?? false,
   };
 }

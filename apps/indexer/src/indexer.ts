@@ -15,10 +15,12 @@ import {
   INTERNAL_PORT_OFFSET,
   searchInterface,
   type Aor,
+  type Implementation,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware, ServerObject } from '@esp/middleware';
 import { bindName } from './bind-name';
+import { CollectionAdmission } from './collection-admission';
 import { DEFAULT_RETRY } from './callback-sender';
 import { DEFAULT_BASE_PORT, DEFAULT_QUEUE_BATCHES } from './cli';
 import { DocumentStore, isCollectionName, openCollectionDb } from './collection-store';
@@ -54,6 +56,11 @@ export interface IndexerOptions {
   callbackRetryMaxMs?: number;
   /** How long close(id) and indexer.close() wait for callbacks still owed (ms, default 3 000: inside a caller's 5 s deadline). */
   closeWaitMs?: number;
+  /**
+   * Collections added while running (the config server's, --config-service): asked when a session is opened on a
+   * collection not served; true opens its database and serves it from then on. Default: none (unknown_collection).
+   */
+  configured?: (collection: string) => Promise<boolean>;
   /** Bind the factory and search objects in the name server (default true). */
   bind?: boolean;
   logger?: Logger;
@@ -85,18 +92,21 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
   const port = (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET;
 
   const collections = new Map<string, CollectionContext>();
+  const openCollection = (name: string): void => {
+    const db = openCollectionDb(opts.dataDir, name);
+    const docs = new DocumentStore(db);
+    const journal = new SessionJournal(db);
+    const writer = new CollectionWriter(name, db, docs, journal, log.child({ collection: name }), { maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32 });
+    collections.set(name, { name, db, docs, journal, writer });
+  };
   try {
-    for (const name of names) {
-      const db = openCollectionDb(opts.dataDir, name);
-      const docs = new DocumentStore(db);
-      const journal = new SessionJournal(db);
-      const writer = new CollectionWriter(name, db, docs, journal, log.child({ collection: name }), { maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32 });
-      collections.set(name, { name, db, docs, journal, writer });
-    }
+    for (const name of names) openCollection(name);
   } catch (err) {
     for (const c of collections.values()) c.db.close();
     throw err;
   }
+  const configured = opts.configured;
+  const admission = configured && new CollectionAdmission({ served: (c) => collections.has(c), configured, open: openCollection, log });
 
   const closeWaitMs = opts.closeWaitMs ?? 3_000;
   const dispatcher = new IndexingDispatcher(collections, {
@@ -119,7 +129,15 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
   };
   try {
     await dispatcher.restore();
-    const factoryObj = await mw.activate(coreSessionFactoryInterface, dispatcher, { object_id: FACTORY_OBJECT_ID, port, name: INDEXING_DISPATCHER_NAME });
+    // with a config server, a collection added there is opened before the dispatcher looks for it
+    const factory: Implementation<typeof coreSessionFactoryInterface> = admission
+      ? {
+          create: async (id, collection, callback) => (await admission.admit(collection), dispatcher.create(id, collection, callback)),
+          recreate: async (id, collection, callback) => (await admission.admit(collection), dispatcher.recreate(id, collection, callback)),
+          close: (id) => dispatcher.close(id),
+        }
+      : dispatcher;
+    const factoryObj = await mw.activate(coreSessionFactoryInterface, factory, { object_id: FACTORY_OBJECT_ID, port, name: INDEXING_DISPATCHER_NAME });
     objects.push(factoryObj as unknown as ServerObject<never>);
     const searchObj = await mw.activate(searchInterface, new SearchService(collections), { object_id: SEARCH_OBJECT_ID, port, name: INDEX_SEARCH_NAME });
     objects.push(searchObj as unknown as ServerObject<never>);
@@ -142,7 +160,9 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     factory: factoryObj.aor,
     search: searchObj.aor,
     port,
-    collections: names,
+    get collections() {
+      return [...collections.keys()];
+    },
     sessionIds: () => [...dispatcher.sessions.keys()],
     holdWrites() {
       const releases = [...collections.values()].map((c) => c.writer.hold());

@@ -6,6 +6,7 @@
  *
  * One instance per data directory (the databases are locked while open).
  */
+import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -32,6 +33,12 @@ const indexer = await startIndexer({
   collections: cli.collections,
   basePort: cli.basePort,
   maxQueuedBatches: cli.maxQueuedBatches,
+  configured: cli.configService
+    ? async (collection) => {
+        const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 5000 });
+        return (await proxy.get_collections()).some((c) => c.name === collection);
+      }
+    : undefined,
   logger: log,
 }).catch(async (err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');

@@ -10,14 +10,16 @@
  * (ESP_HOME overrides .esp). Ctrl-C stops everything in reverse order (the node controller stops its processes in
  * reverse profile order), letting calls in flight finish.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureNats } from './nats-endpoint';
 import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
 import { Supervisor, type ProcessSpec } from './supervisor';
 
 const DEFAULT_PROFILE = new URL('../profiles/default.json', import.meta.url).pathname;
+/** <home>/config/DocumentProcessor/pipelines.json when there is none: the item processors' own default pipeline. */
+const DEFAULT_PIPELINES = { pipelines: { default: [{ type: 'utf8' }, { type: 'xml' }, { type: 'html' }, { type: 'normalize' }] }, default_pipeline: 'default' };
 
 const HELP = `Usage: npm start [-- options]
 
@@ -31,7 +33,8 @@ Then feed documents with \`npm run feed -- --collection default <files>\` and se
 Options:
   --home <dir>         state directory (stack.json, NATS data, index) (default: $ESP_HOME or .esp)
   --collections <a,b>  collections to serve (default: $ESP_COLLECTIONS or "default")
-  --profile <file>     node profile template; {home} and {collections} are filled in
+  --profile <file>     node profile template; {home}, {collections} and {config_server} (the config
+                       server's XML-RPC URL) are filled in
                        (default: tools/launcher/profiles/default.json)
   -h, --help           show this help
 
@@ -69,9 +72,17 @@ const collections = (values.collections ?? process.env['ESP_COLLECTIONS'] ?? 'de
 const configDir = join(home, 'config');
 mkdirSync(configDir, { recursive: true });
 writeFileSync(join(configDir, 'collections.json'), JSON.stringify({ collections: collections.map((name) => ({ name, pipeline: 'default' })) }, null, 2) + '\n');
+// the pipelines: written once, then yours to edit (ReloadConfig or SIGHUP to the config server takes a change)
+const pipelinesFile = join(configDir, 'DocumentProcessor', 'pipelines.json');
+if (!existsSync(pipelinesFile)) {
+  mkdirSync(dirname(pipelinesFile), { recursive: true });
+  writeFileSync(pipelinesFile, JSON.stringify(DEFAULT_PIPELINES, null, 2) + '\n');
+}
 const profileFile = join(home, 'node.json');
+const profileTemplate = resolve(values.profile ?? DEFAULT_PROFILE);
+// checked before anything starts; written with the config server's URL once it runs
 try {
-  writeFileSync(profileFile, JSON.stringify(fillProfile(resolve(values.profile ?? DEFAULT_PROFILE), { home, collections: collections.join(',') }), null, 2) + '\n');
+  fillProfile(profileTemplate, {});
 } catch (err) {
   say(`cannot read the node profile: ${(err as Error).message}`);
   process.exit(2);
@@ -120,6 +131,7 @@ try {
   await supervisor.start({ name: 'config-server', entry: 'apps/config-server/src/main.ts', args: [...nat, '--port', '0', '--listen', '127.0.0.1', '--config-dir', configDir] });
   const cfgUrl = supervisor.describe().find((p) => p.name === 'config-server')?.xmlrpc_url;
   if (!cfgUrl) throw new Error('the config server did not say its xmlrpc_url');
+  writeFileSync(profileFile, JSON.stringify(fillProfile(profileTemplate, { home, collections: collections.join(','), config_server: cfgUrl }), null, 2) + '\n');
   const nodeController: ProcessSpec = {
     name: 'node-controller',
     entry: 'apps/node-controller/src/main.ts',
