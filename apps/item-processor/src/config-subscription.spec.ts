@@ -109,7 +109,7 @@ describe('ConfigSubscription (item processor side of the config server)', () => 
 
   it('resets never overlap: those asked for while one runs share one more run after it', async () => {
     let open!: () => void;
-    const state = { pipelines: { pipelines: { p: [] } }, collections: [], gate: new Promise<void>((r) => (open = r)) };
+    const state: { pipelines: unknown; collections: []; gate: Promise<void> } = { pipelines: { pipelines: { p: [] } }, collections: [], gate: new Promise<void>((r) => (open = r)) };
     const cfg = await fakeConfigServer(state);
     servers.push(cfg.server);
     const applied: PipelineConfig[] = [];
