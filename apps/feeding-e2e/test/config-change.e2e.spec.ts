@@ -15,7 +15,7 @@ const doc = (id: string, title: string): FeedDocument => ({ id, attributes: { ti
 
 /** The configuration before the change: one collection, one pipeline whose "slow" stage holds documents "slow-*". */
 const PIPELINES_V1 = {
-  pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 60, delay_id_pattern: '^slow-' }, { type: 'normalize' }] },
+  pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 100, delay_id_pattern: '^slow-' }, { type: 'normalize' }] },
   default_pipeline: 'standard',
 };
 /** After: "standard" drops titles with "spam", and a new pipeline "news" for a new collection sets an attribute. */
@@ -23,7 +23,7 @@ const PIPELINES_V2 = {
   pipelines: {
     standard: [
       { type: 'utf8' },
-      { type: 'fail', name: 'slow', delay_ms: 60, delay_id_pattern: '^slow-' },
+      { type: 'fail', name: 'slow', delay_ms: 100, delay_id_pattern: '^slow-' },
       { type: 'drop', name: 'no-spam', rules: [{ attribute: 'title', pattern: 'spam', flags: 'i' }] },
       { type: 'normalize' },
     ],
@@ -96,7 +96,7 @@ describe('a configuration change reaches running processes without a restart', (
     const pids = processors.map((p) => p.pid);
     await expect(FeedingClient.open({ mw: client, collection: 'news', log })).rejects.toBeInstanceOf(UnknownCollection);
 
-    // a batch of 40 slow documents (60 ms each, 2.4 s) whose titles say "spam": in flight while the configuration changes
+    // a batch of 40 slow documents (100 ms each, 4 s) whose titles say "spam": in flight while the configuration changes
     const before = await FeedingClient.open({ mw: client, collection: 'default', log, batchSize: 100 });
     for (let i = 0; i < 40; i++) await before.feed(doc(`slow-${i}`, `spam before ${i}`));
     await before.flush();
@@ -115,13 +115,13 @@ describe('a configuration change reaches running processes without a restart', (
     // ReloadConfig answers once every ConfigurationChanged was answered, i.e. once both processors have reset
     const alertsBefore = cfg.logs.filter((l) => l['msg'] === 'ConfigurationChanged sent').length;
     expect(await xmlRpcCall(cfgUrl, 'ReloadConfig', [])).toEqual({ changed: true, collections: ['default', 'news'], pipelines: ['standard', 'news'] });
+    // the slow batch was still in flight when both processors had reset
+    expect((await Promise.all([0, 1].map((i) => status(i, 'GetModuleStatus')))).some((st) => (st as { CurrentWork: number }).CurrentWork === 1)).toBe(true);
     // (its log lines come through a pipe, the reply through HTTP: wait for them)
     const sent = await waitFor(() => {
       const l = cfg.logs.filter((x) => x['msg'] === 'ConfigurationChanged sent').slice(alertsBefore);
       return l.length >= 3 ? l : undefined;
     }, { what: 'three alerts logged', timeoutMs: 5_000 });
-    // the slow batch was still in flight when both processors had reset
-    expect((await Promise.all([0, 1].map((i) => status(i, 'GetModuleStatus')))).some((st) => (st as { CurrentWork: number }).CurrentWork === 1)).toBe(true);
     expect(sent.map((l) => [l['alert'], l['sent'], l['failed']])).toEqual([
       ['collection', 2, 0],
       ['pipeline_added', 2, 0],
