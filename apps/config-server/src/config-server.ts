@@ -151,7 +151,11 @@ export class ConfigServer {
         xmlRpcCall(`http://${m.host.includes(':') ? `[${m.host}]` : m.host}:${m.port}/RPC2`, 'ConfigurationChanged', [alertType, args], this.opts.alertTimeoutMs ?? 5000).then(
           () => true,
           (err: Error) => {
-            this.opts.log.warn({ module: m.name, type: m.type, host: m.host, port: m.port, alert: alertType, err: err.message }, 'ConfigurationChanged alert failed');
+            // nothing listens on its port any more: the module is gone (killed, restarted elsewhere); a live one
+            // registers again within its refresh interval
+            const gone = (err.cause as { code?: string } | undefined)?.code === 'ECONNREFUSED';
+            if (gone) this.modules.delete(moduleKey(m));
+            this.opts.log.warn({ module: m.name, type: m.type, host: m.host, port: m.port, alert: alertType, err: err.message, removed: gone }, gone ? 'ConfigurationChanged alert refused: module gone, unregistered' : 'ConfigurationChanged alert failed');
             return false;
           },
         ),

@@ -153,6 +153,19 @@ describe('config-server process', () => {
     expect((await py(url, 'LoadConfigFile', 'DocumentProcessor', 'pipelines.json')).ok).toMatch(/"fresh"/);
   });
 
+  it('a module whose port refuses the alert (its process is gone) is unregistered; the others stay', async () => {
+    const gone = createServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const gonePort = (gone.address() as AddressInfo).port;
+    await new Promise((r) => gone.close(r));
+    await py(url, 'RegisterModule', { port: gonePort, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection'] });
+    expect((await py(url, 'GetActiveModuleList', 'ProcessorServer')).ok).toHaveLength(2);
+    writeCollections({ collections: [{ name: 'default', pipeline: 'default' }, { name: 'news', pipeline: 'html' }, { name: 'more', pipeline: 'html' }] });
+    expect((await py(url, 'ReloadConfig')).ok).toMatchObject({ changed: true });
+    const left = (await py(url, 'GetActiveModuleList', 'ProcessorServer')).ok as { port: number }[];
+    expect(left.map((m) => m.port)).toEqual([(alertServer.address() as AddressInfo).port]);
+  });
+
   it('a restarted config server takes over its dead binding', async () => {
     await cfg.kill();
     await cfg.restart();
