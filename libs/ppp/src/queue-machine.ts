@@ -29,6 +29,8 @@ export type QueueAction =
 
 interface Request {
   id: string;
+  /** The id as the address frame the worker echoes back (encoded once, compared as bytes). */
+  address: Uint8Array;
   content: Uint8Array[];
   resends: number;
 }
@@ -113,9 +115,10 @@ export class QueueMachine {
     if (msg.kind === 'malformed') this.emit({ type: 'dropped', worker: id, reason: msg.reason });
     if (msg.kind === 'envelope') {
       const req = w.request;
-      const addr = msg.envelope.length === 1 && msg.envelope[0] ? utf8d.decode(msg.envelope[0]) : undefined;
-      if (!req || addr !== req.id) {
-        this.emit({ type: 'dropped', worker: id, reason: `reply for ${addr ?? 'an unknown address'} while holding ${req?.id ?? 'nothing'}` });
+      const addr = msg.envelope.length === 1 ? msg.envelope[0] : undefined;
+      if (!req || !addr || !sameBytes(addr, req.address)) {
+        const what = addr ? utf8d.decode(addr) : 'an unknown address';
+        this.emit({ type: 'dropped', worker: id, reason: `reply for ${what} while holding ${req?.id ?? 'nothing'}` });
       } else {
         w.request = undefined;
         this.ready.push(id);
@@ -131,7 +134,7 @@ export class QueueMachine {
       this.emit({ type: 'fail', request: id, error: new PppQueueFull(`no worker free and ${this.pending.length} requests waiting (max ${this.maxPending})`) });
       return;
     }
-    this.pending.push({ id, content, resends: 0 });
+    this.pending.push({ id, address: utf8.encode(id), content, resends: 0 });
     this.dispatch();
   }
 
@@ -141,7 +144,7 @@ export class QueueMachine {
       const req = this.pending.shift();
       if (!w || !req) continue;
       w.request = req;
-      this.emit({ type: 'send', worker: w.id, frames: envelopeFrames([utf8.encode(req.id)], req.content) });
+      this.emit({ type: 'send', worker: w.id, frames: envelopeFrames([req.address], req.content) });
     }
   }
 
@@ -165,4 +168,10 @@ export class QueueMachine {
       this.emit({ type: 'fail', request: req.id, error: new PppWorkerDied(`${why}; resent ${req.resends} time(s) already`) });
     }
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

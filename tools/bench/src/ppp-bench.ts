@@ -9,6 +9,7 @@
  *
  * Last line: ppp_vs_raw=<PPP requests/s ÷ raw requests/s>. Goal >= 0.6.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Middleware, RawBus } from '@esp/middleware';
 import { PppClient, PppQueue, PppWorker, type QueueAction } from '@esp/ppp';
@@ -48,6 +49,85 @@ async function throughput(call: () => Promise<unknown>, n: number, inflight: num
     }),
   );
   return n / ((performance.now() - t0) / 1000);
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+  } catch {
+    return NaN;
+  }
+}
+
+/** read and write system calls a process has made so far (sockets included), from /proc (Linux); NaN elsewhere. */
+function syscalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return { reads: Number(/syscr: (\d+)/.exec(io)?.[1]), writes: Number(/syscw: (\d+)/.exec(io)?.[1]) };
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
+}
+
+/** Busy and total CPU seconds of the whole machine so far (every core, every process, ours or not). */
+function machineSeconds(): { busy: number; total: number } {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const total = cpu.reduce((a, b) => a + b, 0);
+    const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+    return { busy: (total - idle) / 100, total: total / 100 };
+  } catch {
+    return { busy: NaN, total: NaN };
+  }
+}
+
+/** CPU used per process during the rounds of one kind, summed over its rounds. */
+class CpuAccount {
+  readonly used = new Map<string, number>();
+  readonly reads = new Map<string, number>();
+  readonly writes = new Map<string, number>();
+  private machineBusy = 0;
+  private wall = 0;
+  private requests = 0;
+
+  constructor(private readonly pids: Record<string, number>) {}
+
+  async measure<T>(requests: number, run: () => Promise<T>): Promise<T> {
+    const before = Object.entries(this.pids).map(([k, pid]) => [k, cpuSeconds(pid), syscalls(pid)] as const);
+    const m0 = machineSeconds();
+    const t0 = performance.now();
+    const result = await run();
+    this.wall += (performance.now() - t0) / 1000;
+    const m1 = machineSeconds();
+    this.machineBusy += m1.busy - m0.busy;
+    for (const [k, s, c] of before) {
+      this.used.set(k, (this.used.get(k) ?? 0) + cpuSeconds(this.pids[k] ?? 0) - s);
+      const after = syscalls(this.pids[k] ?? 0);
+      this.reads.set(k, (this.reads.get(k) ?? 0) + after.reads - c.reads);
+      this.writes.set(k, (this.writes.get(k) ?? 0) + after.writes - c.writes);
+    }
+    this.requests += requests;
+    return result;
+  }
+
+  /** Read and write system calls per request, by process: "client 0.07/0.07, nats-server ...". */
+  syscallSummary(): string {
+    const per = (n: number | undefined): string => fmt((n ?? NaN) / this.requests, 3);
+    return [...this.reads.keys()].map((k) => `${k} ${per(this.reads.get(k))}/${per(this.writes.get(k))}`).join(', ');
+  }
+
+  /** e.g. "client 21.0 + nats-server 9.8 + ... = 45.1 us CPU/request; 1.20 cores used by the bench, 1.92 by the machine". */
+  summary(): string {
+    const perReq = [...this.used].map(([k, s]) => [k, (s / this.requests) * 1e6] as const);
+    const ours = [...this.used.values()].reduce((a, b) => a + b, 0);
+    return (
+      `${perReq.map(([k, us]) => `${k} ${fmt(us, 1)}`).join(' + ')} = ${fmt((ours / this.requests) * 1e6, 1)} us CPU/request; ` +
+      `${fmt(ours / this.wall)} cores used by the bench, ${fmt(this.machineBusy / this.wall)} by the machine`
+    );
+  }
 }
 
 async function detection(bus: RawBus): Promise<number[]> {
@@ -122,21 +202,44 @@ async function main(): Promise<void> {
 
     await throughput(rawCall, 3000, INFLIGHT);
     await throughput(pppCall, 3000, INFLIGHT);
+    const pids = { client: process.pid, 'nats-server': ns.pid, queue: queueProc.pid, workers: workersProc.pid };
+    const rawCpu = new CpuAccount(pids);
+    const pppCpu = new CpuAccount(pids);
     const rawTp: number[] = [];
     const pppTp: number[] = [];
+    const ratios: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      rawTp.push(await throughput(rawCall, REQUESTS, INFLIGHT));
-      pppTp.push(await throughput(pppCall, REQUESTS, INFLIGHT));
+      // a round is one raw and one PPP run back to back, in alternating order, so that load on the machine that
+      // comes and goes hits both alike; the ratio is taken per round
+      const raw = (): Promise<number> => rawCpu.measure(REQUESTS, () => throughput(rawCall, REQUESTS, INFLIGHT));
+      const pp = (): Promise<number> => pppCpu.measure(REQUESTS, () => throughput(pppCall, REQUESTS, INFLIGHT));
+      let a: number;
+      let b: number;
+      if (r % 2 === 0) {
+        a = await raw();
+        b = await pp();
+      } else {
+        b = await pp();
+        a = await raw();
+      }
+      rawTp.push(a);
+      pppTp.push(b);
+      ratios.push(b / a);
     }
     await workersProc.stop();
     await queueProc.stop();
 
     const times = await detection(broker.bus);
     const expected = HB * LIVENESS;
-    const ratio = median(pppTp) / median(rawTp);
+    const ratio = median(ratios);
     console.log(`rounds=${ROUNDS} requests_per_round=${REQUESTS} workers=${WORKERS} inflight=${INFLIGHT} payload_bytes=${PAYLOAD.length}`);
     console.log(`raw queue group: ${fmt(median(rawTp), 0)} requests/s   (rounds: ${rawTp.map((x) => fmt(x, 0)).join(', ')})`);
     console.log(`ppp queue:       ${fmt(median(pppTp), 0)} requests/s   (rounds: ${pppTp.map((x) => fmt(x, 0)).join(', ')})`);
+    console.log(`ppp/raw per round: ${ratios.map((x) => fmt(x)).join(', ')} (median ${fmt(ratio)}; ratio of the medians ${fmt(median(pppTp) / median(rawTp))})`);
+    console.log(`cpu raw: ${rawCpu.summary()}`);
+    console.log(`cpu ppp: ${pppCpu.summary()}`);
+    console.log(`read/write syscalls per request, raw: ${rawCpu.syscallSummary()}`);
+    console.log(`read/write syscalls per request, ppp: ${pppCpu.syscallSummary()}`);
     console.log(
       `dead-worker detection: ${times.map((t) => fmt(t, 0)).join(', ')} ms (median ${fmt(median(times), 0)} ms) against interval × liveness = ${HB} × ${LIVENESS} = ${expected} ms (window ${expected - HB}..${expected + HB} ms)`,
     );
