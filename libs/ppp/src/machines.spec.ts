@@ -184,6 +184,22 @@ describe('PPP state machines on a ManualClock (interval 1000 ms, liveness 3)', (
     expect(w.of('dropped').at(-1)?.reason).toMatch(/not ready/);
   });
 
+  it('reply address - only the exact address of the held request is a reply (same length, prefix, extra frame: dropped)', () => {
+    const w = new World();
+    w.addWorker('a', false);
+    w.queue.onRequest('r12', [b('x')]);
+    for (const envelope of [[b('r13')], [b('r1')], [b('r123')], [b('r12'), b('r12')]]) w.queue.onWorker('a', [...envelope, new Uint8Array(0), b('bad')]);
+    expect(w.of('reply')).toEqual([]);
+    expect(w.of('dropped').map((a) => a.reason)).toEqual([
+      'reply for r13 while holding r12',
+      'reply for r1 while holding r12',
+      'reply for r123 while holding r12',
+      'reply for an unknown address while holding r12',
+    ]);
+    w.queue.onWorker('a', [b('r12'), new Uint8Array(0), b('good')]);
+    expect(w.of('reply').map((a) => [a.request, s(a.content[0])])).toEqual([['r12', 'good']]);
+  });
+
   it('READY from a worker that holds a request - the request is recovered and the worker is idle again', () => {
     const w = new World();
     w.addWorker('a', false);
