@@ -43,15 +43,28 @@ const TRIALS = Number(values.trials);
 // a realistic small request: a document id and a 200-byte body
 const PAYLOAD = new TextEncoder().encode(`http://example.com/news/2026/11/22/article-000123.html ${'x'.repeat(200)}`);
 
-async function throughput(call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
+/** Failed requests by kind, with the first message of each (a failure is counted and reported, not fatal). */
+const failures = { raw: 0, ppp: 0, first: new Map<string, string>() };
+
+/** Requests answered per second with `inflight` callers; a failed request counts as not answered. */
+async function throughput(kind: 'raw' | 'ppp', call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
   let next = 0;
+  let ok = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: inflight }, async () => {
-      while (next++ < n) await call();
+      while (next++ < n) {
+        try {
+          await call();
+          ok++;
+        } catch (err) {
+          failures[kind]++;
+          if (!failures.first.has(kind)) failures.first.set(kind, `${(err as Error).name}: ${(err as Error).message}`);
+        }
+      }
     }),
   );
-  return n / ((performance.now() - t0) / 1000);
+  return ok / ((performance.now() - t0) / 1000);
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -175,7 +188,14 @@ async function serveWorkers(): Promise<void> {
   const mw = await Middleware.connect({ name: 'bench-workers', servers: values.nats });
   for (let i = 0; i < WORKERS; i++) {
     await mw.bus.subscribe(RAW_SUBJECT, (m) => m.respond(m.data), { queue: 'bench-raw' });
-    await PppWorker.start(mw.bus, (c) => c, { service: 'bench', id: `bench-${i}` });
+    await PppWorker.start(mw.bus, (c) => c, {
+      service: 'bench',
+      id: `bench-${i}`,
+      // the protocol's rare events, one JSON line each (the bench reports them)
+      onAction: (a) => {
+        if (a.type === 'queue-dead' || a.type === 'dropped') console.log(JSON.stringify({ msg: `worker ${a.type}`, worker: i, at: Date.now(), ...a }));
+      },
+    });
   }
   console.log(JSON.stringify({ msg: 'ready' }));
 }
@@ -188,6 +208,8 @@ async function serveQueue(): Promise<void> {
     maxPending: INFLIGHT * 2,
     onAction: (a) => {
       if (a.type === 'worker-ready' && queue.machine.stats.workers === WORKERS) console.log(JSON.stringify({ msg: 'workers' }));
+      if (a.type === 'worker-ready' || a.type === 'worker-dead' || a.type === 'dropped') console.log(JSON.stringify({ msg: `queue ${a.type}`, at: Date.now(), ...a }));
+      if (a.type === 'fail') console.log(JSON.stringify({ msg: 'queue fail', at: Date.now(), request: a.request, error: a.error.message }));
     },
   });
   console.log(JSON.stringify({ msg: 'ready' }));
@@ -208,8 +230,12 @@ async function main(): Promise<void> {
     const ppp = new PppClient(client.bus, { service: 'bench', timeoutMs: 5000, retries: 0 });
     const pppCall = (): Promise<Uint8Array[]> => ppp.request(PAYLOAD);
 
-    await throughput(rawCall, 3000, INFLIGHT);
-    await throughput(pppCall, 3000, INFLIGHT);
+    await throughput('raw', rawCall, 3000, INFLIGHT);
+    await throughput('ppp', pppCall, 3000, INFLIGHT);
+    failures.raw = failures.ppp = 0;
+    failures.first.clear();
+    // what the children log from here on is reported at the end
+    const startLogs = new Map([queueProc.logs, workersProc.logs].map((l) => [l, l.length]));
     const pids = { client: process.pid, 'nats-server': ns.pid, queue: queueProc.pid, workers: workersProc.pid };
     const rawCpu = new CpuAccount(pids);
     const pppCpu = new CpuAccount(pids);
@@ -219,8 +245,8 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       // a round is one raw and one PPP run back to back, in alternating order, so that load on the machine that
       // comes and goes hits both alike; the ratio is taken per round
-      const raw = (): Promise<number> => rawCpu.measure(REQUESTS, () => throughput(rawCall, REQUESTS, INFLIGHT));
-      const pp = (): Promise<number> => pppCpu.measure(REQUESTS, () => throughput(pppCall, REQUESTS, INFLIGHT));
+      const raw = (): Promise<number> => rawCpu.measure(REQUESTS, () => throughput('raw', rawCall, REQUESTS, INFLIGHT));
+      const pp = (): Promise<number> => pppCpu.measure(REQUESTS, () => throughput('ppp', pppCall, REQUESTS, INFLIGHT));
       let a: number;
       let b: number;
       if (r % 2 === 0) {
@@ -234,6 +260,14 @@ async function main(): Promise<void> {
       pppTp.push(b);
       ratios.push(b / a);
     }
+    // what the queue and the workers said (they log at warn and above): workers declared dead, requests failed back
+    const said = (logs: Record<string, unknown>[]): string => {
+      const counts = new Map<string, number>();
+      for (const l of logs.slice(startLogs.get(logs) ?? 0)) if (typeof l['msg'] === 'string') counts.set(l['msg'], (counts.get(l['msg']) ?? 0) + 1);
+      return counts.size === 0 ? 'nothing' : [...counts].map(([m, c]) => `${c} x "${m}"`).join(', ');
+    };
+    const queueSaid = said(queueProc.logs);
+    const workersSaid = said(workersProc.logs);
     await workersProc.stop();
     await queueProc.stop();
 
@@ -251,6 +285,9 @@ async function main(): Promise<void> {
     console.log(`ppp_cpu_vs_raw=${fmt(rawCpu.cpuPerRequest / pppCpu.cpuPerRequest)} (raw CPU per request ÷ PPP CPU per request)`);
     console.log(`read/write syscalls per request, raw: ${rawCpu.syscallSummary()}`);
     console.log(`read/write syscalls per request, ppp: ${pppCpu.syscallSummary()}`);
+    const firsts = [...failures.first].map(([k, m]) => `${k}: ${m}`).join('; ');
+    console.log(`failed requests: raw ${failures.raw}, ppp ${failures.ppp}${firsts ? ` (first: ${firsts})` : ''}`);
+    console.log(`during the rounds the queue logged ${queueSaid}; the workers logged ${workersSaid}`);
     console.log(
       `dead-worker detection: ${times.map((t) => fmt(t, 0)).join(', ')} ms (median ${fmt(median(times), 0)} ms) against interval × liveness = ${HB} × ${LIVENESS} = ${expected} ms (window ${expected - HB}..${expected + HB} ms)`,
     );
