@@ -182,6 +182,8 @@ async function detection(bus: RawBus): Promise<number[]> {
 }
 
 const RAW_SUBJECT = RawBus.subject('bench', 'ppp-raw');
+/** The queue child answers here with its machine's stats (after the rounds: every worker idle, nothing pending). */
+const STATS_SUBJECT = RawBus.subject('bench', 'ppp-queue-stats');
 
 /** Child role: WORKERS raw queue-group responders and WORKERS PPP workers, all echoing. */
 async function serveWorkers(): Promise<void> {
@@ -212,6 +214,7 @@ async function serveQueue(): Promise<void> {
       if (a.type === 'fail') console.log(JSON.stringify({ msg: 'queue fail', at: Date.now(), request: a.request, error: a.error.message }));
     },
   });
+  await mw.bus.subscribe(STATS_SUBJECT, (m) => m.respond(new TextEncoder().encode(JSON.stringify(queue.machine.stats))));
   console.log(JSON.stringify({ msg: 'ready' }));
 }
 
@@ -266,6 +269,8 @@ async function main(): Promise<void> {
       for (const l of logs.slice(startLogs.get(logs) ?? 0)) if (typeof l['msg'] === 'string') counts.set(l['msg'], (counts.get(l['msg']) ?? 0) + 1);
       return counts.size === 0 ? 'nothing' : [...counts].map(([m, c]) => `${c} x "${m}"`).join(', ');
     };
+    // a request lost on the way to or from a worker would leave that worker busy for good (it still heartbeats)
+    const queueStats = new TextDecoder().decode(await client.bus.request(STATS_SUBJECT, new Uint8Array(0), 5000));
     const queueSaid = said(queueProc.logs);
     const workersSaid = said(workersProc.logs);
     await workersProc.stop();
@@ -287,7 +292,7 @@ async function main(): Promise<void> {
     console.log(`read/write syscalls per request, ppp: ${pppCpu.syscallSummary()}`);
     const firsts = [...failures.first].map(([k, m]) => `${k}: ${m}`).join('; ');
     console.log(`failed requests: raw ${failures.raw}, ppp ${failures.ppp}${firsts ? ` (first: ${firsts})` : ''}`);
-    console.log(`during the rounds the queue logged ${queueSaid}; the workers logged ${workersSaid}`);
+    console.log(`during the rounds the queue logged ${queueSaid}; the workers logged ${workersSaid}; queue after the rounds: ${queueStats}`);
     console.log(
       `dead-worker detection: ${times.map((t) => fmt(t, 0)).join(', ')} ms (median ${fmt(median(times), 0)} ms) against interval × liveness = ${HB} × ${LIVENESS} = ${expected} ms (window ${expected - HB}..${expected + HB} ms)`,
     );
