@@ -19,8 +19,8 @@ export function encodeFrames(frames: readonly Uint8Array[]): Uint8Array {
   if (frames.length > MAX_FRAMES) throw new PppFrameError(`a message has at most ${MAX_FRAMES} frames, got ${frames.length}`);
   let size = 0;
   for (const f of frames) size += 4 + f.length;
-  // every message on the hot path is encoded once: a slice of Node's shared pool instead of a zero-filled array of
-  // its own (a third of the cost; every byte is written below), and no DataView (measured 460 → 115 ns per message)
+  // every PPP message is encoded here, four per request: a slice of Node's shared buffer pool instead of a zero-filled
+  // buffer of its own (safe: every byte is written below) and no DataView, measured 460 → 115 ns per message
   const pooled = Buffer.allocUnsafe(size);
   const out = new Uint8Array(pooled.buffer, pooled.byteOffset, size);
   let o = 0;
