@@ -24,7 +24,8 @@ export type QueueAction =
   | { type: 'reply'; request: string; content: Uint8Array[] }
   | { type: 'fail'; request: string; error: PppError }
   | { type: 'worker-ready'; worker: string }
-  | { type: 'worker-dead'; worker: string; silentMs: number; request?: string }
+  /** silent: no message for liveness × interval; link-lost: busy while our connection to the bus broke. */
+  | { type: 'worker-dead'; worker: string; silentMs: number; request?: string; reason: 'silent' | 'link-lost' }
   | { type: 'dropped'; worker: string; reason: string };
 
 interface Request {
@@ -33,6 +34,12 @@ interface Request {
   address: Uint8Array;
   content: Uint8Array[];
   resends: number;
+}
+
+/** A request whose worker is gone, and why. */
+interface Lost {
+  req: Request;
+  why: string;
 }
 
 interface Worker {
@@ -98,7 +105,7 @@ export class QueueMachine {
     const now = this.clock.now();
     let w = this.workers.get(id);
     if (msg.kind === 'ready') {
-      if (w?.request) this.recover(w.request, `worker ${id} restarted (READY) while holding request ${w.request.id}`);
+      if (w?.request) this.recover([{ req: w.request, why: `worker ${id} restarted (READY) while holding request ${w.request.id}` }]);
       w = { id, expiry: 0, lastSeen: now, request: undefined };
       this.workers.set(id, w);
       this.ready = this.ready.filter((r) => r !== id);
@@ -138,6 +145,27 @@ export class QueueMachine {
     this.dispatch();
   }
 
+  /**
+   * Our connection to the bus broke. NATS core is at-most-once: a request on its way to a busy worker, or that
+   * worker's reply, may be gone, and the worker would then stay busy for good while its heartbeats keep it alive.
+   * So every busy worker is treated as dead now: its request is resent or failed as for a silent worker, and the
+   * worker, no longer heartbeated, sends READY again when it finds us silent (at once if its own link was reset too).
+   * Idle workers lose nothing that matters (a heartbeat).
+   */
+  onLinkLost(): void {
+    const now = this.clock.now();
+    const lost: Lost[] = [];
+    for (const w of [...this.workers.values()]) {
+      const req = w.request;
+      if (!req) continue;
+      this.workers.delete(w.id);
+      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, request: req.id, reason: 'link-lost' });
+      lost.push({ req, why: `link lost while worker ${w.id} held request ${req.id}` });
+    }
+    this.recover(lost);
+    this.dispatch();
+  }
+
   private dispatch(): void {
     while (this.ready.length > 0 && this.pending.length > 0) {
       const w = this.workers.get(this.ready.shift() ?? '');
@@ -150,23 +178,30 @@ export class QueueMachine {
 
   private purge(): void {
     const now = this.clock.now();
+    const lost: Lost[] = [];
     for (const w of [...this.workers.values()]) {
       if (w.expiry > now) continue;
       this.workers.delete(w.id);
       this.ready = this.ready.filter((r) => r !== w.id);
-      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, ...(w.request ? { request: w.request.id } : {}) });
-      if (w.request) this.recover(w.request, `worker ${w.id} died holding request ${w.request.id}`);
+      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, ...(w.request ? { request: w.request.id } : {}), reason: 'silent' });
+      if (w.request) lost.push({ req: w.request, why: `worker ${w.id} died holding request ${w.request.id}` });
     }
+    this.recover(lost);
     this.dispatch();
   }
 
-  private recover(req: Request, why: string): void {
-    if (req.resends < this.maxResends) {
-      req.resends++;
-      this.pending.unshift(req);
-    } else {
-      this.emit({ type: 'fail', request: req.id, error: new PppWorkerDied(`${why}; resent ${req.resends} time(s) already`) });
+  /** Requests whose worker is gone go to the front of the line, in the order they came, or fail when resent enough. */
+  private recover(lost: Lost[]): void {
+    const again: Request[] = [];
+    for (const { req, why } of lost) {
+      if (req.resends < this.maxResends) {
+        req.resends++;
+        again.push(req);
+      } else {
+        this.emit({ type: 'fail', request: req.id, error: new PppWorkerDied(`${why}; resent ${req.resends} time(s) already`) });
+      }
     }
+    this.pending.unshift(...again);
   }
 }
 
