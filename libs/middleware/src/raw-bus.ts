@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection, Status, Subscription } from '@nats-io/transport-node';
 import { subjectToken } from './subjects';
 
 export interface RawMessage {
@@ -40,6 +40,26 @@ export class RawBus {
     await this.nc.flush();
     return async () => {
       if (!sub.isClosed()) await sub.drain();
+    };
+  }
+
+  /**
+   * Calls handler each time the connection to NATS is lost and each time it is back. NATS core is at-most-once: what
+   * was in flight when it broke is gone, so a protocol that tracks its messages (PPP) re-synchronises on these.
+   * Returns a function that stops the calls.
+   */
+  onConnectionChange(handler: (change: 'disconnect' | 'reconnect') => void): () => void {
+    const status = this.nc.status() as AsyncIterable<Status> & { stop?: () => void };
+    let stopped = false;
+    void (async () => {
+      for await (const s of status) {
+        if (stopped) break;
+        if (s.type === 'disconnect' || s.type === 'reconnect') handler(s.type);
+      }
+    })();
+    return () => {
+      stopped = true;
+      status.stop?.();
     };
   }
 

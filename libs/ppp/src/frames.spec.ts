@@ -34,6 +34,17 @@ describe('frames codec', () => {
     expect(decodeFrames(big.subarray(3, 3 + enc.length)).map(hex)).toEqual(['78', '797a']);
   });
 
+  it('encode - each message is its own bytes: a later encode does not change an earlier one, slice() copies', () => {
+    const first = encodeFrames([Buffer.from('a'), Buffer.from('b')]);
+    const copy = first.slice();
+    const second = encodeFrames([Buffer.from('c'), Buffer.from('d')]);
+    expect(hex(first)).toBe('00000001610000000162');
+    expect(hex(second)).toBe('00000001630000000164');
+    copy[4] = 0x7a;
+    expect(hex(first)).toBe('00000001610000000162');
+    expect(first).not.toBeInstanceOf(Buffer);
+  });
+
   it('property - any frames round-trip', () => {
     fc.assert(
       fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { minLength: 1, maxLength: 20 }), (frames) => {

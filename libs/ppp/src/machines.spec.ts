@@ -184,12 +184,77 @@ describe('PPP state machines on a ManualClock (interval 1000 ms, liveness 3)', (
     expect(w.of('dropped').at(-1)?.reason).toMatch(/not ready/);
   });
 
+  it('reply address - only the exact address of the held request is a reply (same length, prefix, extra frame: dropped)', () => {
+    const w = new World();
+    w.addWorker('a', false);
+    w.queue.onRequest('r12', [b('x')]);
+    for (const envelope of [[b('r13')], [b('r1')], [b('r123')], [b('r12'), b('r12')]]) w.queue.onWorker('a', [...envelope, new Uint8Array(0), b('bad')]);
+    expect(w.of('reply')).toEqual([]);
+    expect(w.of('dropped').map((a) => a.reason)).toEqual([
+      'reply for r13 while holding r12',
+      'reply for r1 while holding r12',
+      'reply for r123 while holding r12',
+      'reply for an unknown address while holding r12',
+    ]);
+    w.queue.onWorker('a', [b('r12'), new Uint8Array(0), b('good')]);
+    expect(w.of('reply').map((a) => [a.request, s(a.content[0])])).toEqual([['r12', 'good']]);
+  });
+
   it('READY from a worker that holds a request - the request is recovered and the worker is idle again', () => {
     const w = new World();
     w.addWorker('a', false);
     w.queue.onRequest('r1', [b('x')]);
     w.queue.onWorker('a', [Uint8Array.of(1)]);
     expect(w.of('send').filter((a) => a.frames.length > 1).map((a) => a.worker)).toEqual(['a', 'a']);
+  });
+
+  it('link lost (queue side) - busy workers are dead at once, their requests resent; idle ones stay; READY brings them back', () => {
+    const w = new World();
+    w.addWorker('a', false);
+    w.addWorker('b', false);
+    w.addWorker('c', false);
+    w.queue.onRequest('r1', [b('x')]);
+    w.queue.onRequest('r2', [b('y')]);
+    w.queue.onLinkLost();
+    expect(w.of('worker-dead').map((a) => [a.worker, a.request, a.reason])).toEqual([
+      ['a', 'r1', 'link-lost'],
+      ['b', 'r2', 'link-lost'],
+    ]);
+    // r1 went to the one idle worker at once, r2 waits for a worker
+    expect(w.of('send').filter((a) => a.frames.length > 1).map((a) => a.worker)).toEqual(['a', 'b', 'c']);
+    expect(w.queue.stats).toEqual({ workers: 1, idle: 0, pending: 1 });
+    // a's late reply and heartbeats are dropped; its READY (after it finds the queue silent) makes it serve r2
+    w.queue.onWorker('a', [b('r1'), new Uint8Array(0), b('late')]);
+    expect(w.of('reply')).toEqual([]);
+    w.queue.onWorker('a', [Uint8Array.of(1)]);
+    expect(w.of('send').filter((a) => a.frames.length > 1).map((a) => [a.worker, s(a.frames[0])])).toEqual([
+      ['a', 'r1'],
+      ['b', 'r2'],
+      ['c', 'r1'],
+      ['a', 'r2'],
+    ]);
+  });
+
+  it('link reset (worker side) - a live worker sends READY again; the queue resends the request it thought the worker held', () => {
+    const w = new World();
+    const a = w.addWorker('a', false);
+    w.queue.onRequest('r1', [b('x')]);
+    a.onLinkReset();
+    expect(w.workerLog.filter((x) => x.type === 'send' && x.frames[0]?.[0] === 1)).toHaveLength(2);
+    expect(w.of('send').filter((x) => x.frames.length > 1).map((x) => [x.worker, s(x.frames[0])])).toEqual([
+      ['a', 'r1'],
+      ['a', 'r1'],
+    ]);
+    // a worker waiting to reconnect after a dead queue sends nothing extra: its READY comes with the reconnect
+    const clock = new ManualClock();
+    const log: WorkerAction[] = [];
+    const m = new WorkerMachine((x) => log.push(x), { clock });
+    m.start();
+    clock.advance(3000);
+    expect(m.status).toBe('waiting');
+    const before = log.length;
+    m.onLinkReset();
+    expect(log.length).toBe(before);
   });
 
   it('worker - a dead queue means READY again after a backoff doubling from 1 s to 32 s', () => {

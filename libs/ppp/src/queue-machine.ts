@@ -24,13 +24,22 @@ export type QueueAction =
   | { type: 'reply'; request: string; content: Uint8Array[] }
   | { type: 'fail'; request: string; error: PppError }
   | { type: 'worker-ready'; worker: string }
-  | { type: 'worker-dead'; worker: string; silentMs: number; request?: string }
+  /** silent: no message for liveness × interval; link-lost: busy while our connection to the bus broke. */
+  | { type: 'worker-dead'; worker: string; silentMs: number; request?: string; reason: 'silent' | 'link-lost' }
   | { type: 'dropped'; worker: string; reason: string };
 
 interface Request {
   id: string;
+  /** The id as the address frame the worker echoes back (encoded once, compared as bytes). */
+  address: Uint8Array;
   content: Uint8Array[];
   resends: number;
+}
+
+/** A request whose worker is gone, and why. */
+interface Lost {
+  req: Request;
+  why: string;
 }
 
 interface Worker {
@@ -96,7 +105,7 @@ export class QueueMachine {
     const now = this.clock.now();
     let w = this.workers.get(id);
     if (msg.kind === 'ready') {
-      if (w?.request) this.recover(w.request, `worker ${id} restarted (READY) while holding request ${w.request.id}`);
+      if (w?.request) this.recover([{ req: w.request, why: `worker ${id} restarted (READY) while holding request ${w.request.id}` }]);
       w = { id, expiry: 0, lastSeen: now, request: undefined };
       this.workers.set(id, w);
       this.ready = this.ready.filter((r) => r !== id);
@@ -113,9 +122,10 @@ export class QueueMachine {
     if (msg.kind === 'malformed') this.emit({ type: 'dropped', worker: id, reason: msg.reason });
     if (msg.kind === 'envelope') {
       const req = w.request;
-      const addr = msg.envelope.length === 1 && msg.envelope[0] ? utf8d.decode(msg.envelope[0]) : undefined;
-      if (!req || addr !== req.id) {
-        this.emit({ type: 'dropped', worker: id, reason: `reply for ${addr ?? 'an unknown address'} while holding ${req?.id ?? 'nothing'}` });
+      const addr = msg.envelope.length === 1 ? msg.envelope[0] : undefined;
+      if (!req || !addr || !sameBytes(addr, req.address)) {
+        const what = addr ? utf8d.decode(addr) : 'an unknown address';
+        this.emit({ type: 'dropped', worker: id, reason: `reply for ${what} while holding ${req?.id ?? 'nothing'}` });
       } else {
         w.request = undefined;
         this.ready.push(id);
@@ -131,7 +141,28 @@ export class QueueMachine {
       this.emit({ type: 'fail', request: id, error: new PppQueueFull(`no worker free and ${this.pending.length} requests waiting (max ${this.maxPending})`) });
       return;
     }
-    this.pending.push({ id, content, resends: 0 });
+    this.pending.push({ id, address: utf8.encode(id), content, resends: 0 });
+    this.dispatch();
+  }
+
+  /**
+   * Our connection to the bus broke. NATS core is at-most-once: a request on its way to a busy worker, or that
+   * worker's reply, may be gone, and the worker would then stay busy for good while its heartbeats keep it alive.
+   * So every busy worker is treated as dead now: its request is resent or failed as for a silent worker, and the
+   * worker, no longer heartbeated, sends READY again when it finds us silent (at once if its own link was reset too).
+   * Idle workers lose nothing that matters (a heartbeat).
+   */
+  onLinkLost(): void {
+    const now = this.clock.now();
+    const lost: Lost[] = [];
+    for (const w of [...this.workers.values()]) {
+      const req = w.request;
+      if (!req) continue;
+      this.workers.delete(w.id);
+      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, request: req.id, reason: 'link-lost' });
+      lost.push({ req, why: `link lost while worker ${w.id} held request ${req.id}` });
+    }
+    this.recover(lost);
     this.dispatch();
   }
 
@@ -141,28 +172,41 @@ export class QueueMachine {
       const req = this.pending.shift();
       if (!w || !req) continue;
       w.request = req;
-      this.emit({ type: 'send', worker: w.id, frames: envelopeFrames([utf8.encode(req.id)], req.content) });
+      this.emit({ type: 'send', worker: w.id, frames: envelopeFrames([req.address], req.content) });
     }
   }
 
   private purge(): void {
     const now = this.clock.now();
+    const lost: Lost[] = [];
     for (const w of [...this.workers.values()]) {
       if (w.expiry > now) continue;
       this.workers.delete(w.id);
       this.ready = this.ready.filter((r) => r !== w.id);
-      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, ...(w.request ? { request: w.request.id } : {}) });
-      if (w.request) this.recover(w.request, `worker ${w.id} died holding request ${w.request.id}`);
+      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, ...(w.request ? { request: w.request.id } : {}), reason: 'silent' });
+      if (w.request) lost.push({ req: w.request, why: `worker ${w.id} died holding request ${w.request.id}` });
     }
+    this.recover(lost);
     this.dispatch();
   }
 
-  private recover(req: Request, why: string): void {
-    if (req.resends < this.maxResends) {
-      req.resends++;
-      this.pending.unshift(req);
-    } else {
-      this.emit({ type: 'fail', request: req.id, error: new PppWorkerDied(`${why}; resent ${req.resends} time(s) already`) });
+  /** Requests whose worker is gone go to the front of the line, in the order they came, or fail when resent enough. */
+  private recover(lost: Lost[]): void {
+    const again: Request[] = [];
+    for (const { req, why } of lost) {
+      if (req.resends < this.maxResends) {
+        req.resends++;
+        again.push(req);
+      } else {
+        this.emit({ type: 'fail', request: req.id, error: new PppWorkerDied(`${why}; resent ${req.resends} time(s) already`) });
+      }
     }
+    this.pending.unshift(...again);
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -42,6 +42,11 @@ export class PppQueue {
     sink.q = self;
     self.unsubs.push(await bus.subscribe(subjects.backend, (m) => self.fromWorker(m)));
     self.unsubs.push(await bus.subscribe(subjects.frontend, (m) => self.fromClient(m)));
+    // requests to busy workers, or their replies, may be lost with the link: those workers would stay busy for good
+    const unwatch = bus.onConnectionChange((change) => {
+      if (change === 'disconnect') machine.onLinkLost();
+    });
+    self.unsubs.push(() => Promise.resolve(unwatch()));
     machine.start();
     return self;
   }
@@ -104,7 +109,7 @@ export class PppQueue {
         break;
       case 'worker-dead':
         this.workerSubjects.delete(a.worker);
-        this.opts.log?.warn({ worker: a.worker, silentMs: a.silentMs, request: a.request }, 'ppp queue: worker dead');
+        this.opts.log?.warn({ worker: a.worker, silentMs: a.silentMs, request: a.request, reason: a.reason }, 'ppp queue: worker dead');
         break;
       case 'dropped':
         this.opts.log?.debug({ worker: a.worker, reason: a.reason }, 'ppp queue: message dropped');

@@ -78,6 +78,16 @@ export class WorkerMachine {
     else if (msg.kind === 'ready') this.emit({ type: 'dropped', reason: 'READY from the queue' });
   }
 
+  /**
+   * Our connection to the bus was lost and is back: what we sent or were sent meanwhile may be gone. Like ppworker.c
+   * after it reconnects, we send READY again; a queue that thinks we hold a request resends it (to us or another).
+   */
+  onLinkReset(): void {
+    if (this.state !== 'live') return; // waiting: READY comes with the reconnect anyway
+    this.expiry = this.clock.now() + this.heartbeatMs * this.liveness;
+    this.emit({ type: 'send', frames: [READY_FRAME] });
+  }
+
   /** The answer to a request: same envelope, new content. */
   reply(envelope: readonly Uint8Array[], content: readonly Uint8Array[]): void {
     if (this.state === 'stopped') return;

@@ -23,6 +23,7 @@ const utf8 = new TextEncoder();
 export class PppWorker {
   readonly id: string;
   private unsub: (() => Promise<void>) | undefined;
+  private unwatch: (() => void) | undefined;
   private readonly idFrame: Uint8Array;
   private readonly subjects: ReturnType<typeof pppSubjects>;
   readonly machine: WorkerMachine;
@@ -47,6 +48,10 @@ export class PppWorker {
         opts.log?.warn({ err: (err as Error).message }, 'ppp worker: malformed message dropped');
       }
     });
+    // a reset link may have lost a request or our reply: READY again (once resubscribed, on reconnect)
+    w.unwatch = bus.onConnectionChange((change) => {
+      if (change === 'reconnect') w.machine.onLinkReset();
+    });
     w.machine.start();
     return w;
   }
@@ -54,6 +59,8 @@ export class PppWorker {
   /** Stops heartbeating and listening, without a word to the queue (it finds out by silence, as with a crash). */
   async stop(): Promise<void> {
     this.machine.stop();
+    this.unwatch?.();
+    this.unwatch = undefined;
     await this.unsub?.();
     this.unsub = undefined;
   }

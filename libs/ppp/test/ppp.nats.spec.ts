@@ -2,6 +2,7 @@ import { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PppClient, PppNoReply, PppQueue, PppQueueFull, PppWorker, PppWorkerDied, type QueueAction } from '../src/index';
+import { LinkProxy } from './fixtures/link-proxy';
 
 const b = (s: string): Uint8Array => new TextEncoder().encode(s);
 const s = (u: Uint8Array | undefined): string => new TextDecoder().decode(u);
@@ -140,4 +141,98 @@ describe('PPP on a real nats-server', () => {
       await queue.stop();
     }
   });
+  it('nats-server killed and restarted under load - no worker stays busy for good: every request answered, all idle after', async () => {
+    // NATS core is at-most-once: requests to busy workers and their replies die with the server. Without the
+    // re-synchronisation on link loss those workers stay busy for good (their heartbeats keep them alive).
+    const svc = service();
+    const qmw = await Middleware.connect({ name: 'ppp-test-queue', servers: ns.url });
+    const wmw = await Middleware.connect({ name: 'ppp-test-workers', servers: ns.url });
+    const actions: QueueAction[] = [];
+    const queue = await PppQueue.start(qmw.bus, { service: svc, heartbeatMs: HB, onAction: (a) => actions.push(a) });
+    const slow =
+      (id: string) =>
+      async (content: Uint8Array[]): Promise<Uint8Array[]> => {
+        await new Promise((r) => setTimeout(r, 300));
+        return echo(id)(content);
+      };
+    const workers = await Promise.all(['a', 'b', 'c'].map((id) => PppWorker.start(wmw.bus, slow(id), { service: svc, id, heartbeatMs: HB, reconnectInitialMs: HB })));
+    try {
+      await waitFor(() => queue.machine.stats.workers === 3);
+      const client = new PppClient(mw.bus, { service: svc, timeoutMs: 1500, retries: 10, retryBackoffMs: 50 });
+      const replies = Promise.all(Array.from({ length: 6 }, (_, i) => client.request(b(String(i)))));
+      await waitFor(() => queue.machine.stats.idle === 0, { what: 'all workers busy' });
+      await ns.restart({ hard: true });
+      expect((await replies).map((r) => s(r[0]).split(':')[1])).toEqual(['0', '1', '2', '3', '4', '5']);
+      expect(actions.filter((a) => a.type === 'worker-dead' && a.reason === 'link-lost').length).toBeGreaterThan(0);
+      await waitFor(() => queue.machine.stats.workers === 3 && queue.machine.stats.idle === 3, { what: 'every worker back and idle' });
+      expect(s((await client.request(b('after')))[0])).toMatch(/^[abc]:after$/);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await queue.stop();
+      await qmw.close();
+      await wmw.close();
+    }
+  });
+  it("the queue's link breaks while a worker holds a request and the reply is lost - the request is served again", async () => {
+    const svc = service();
+    const hb = 500; // the link is back long before 3 silent intervals: silence alone would not free the worker
+    const proxy = await LinkProxy.start(ns.url);
+    const qmw = await Middleware.connect({ name: 'ppp-test-queue', servers: proxy.url });
+    const actions: QueueAction[] = [];
+    const queue = await PppQueue.start(qmw.bus, { service: svc, heartbeatMs: hb, onAction: (a) => actions.push(a) });
+    let calls = 0;
+    let linkCut = (): void => undefined;
+    const cut = new Promise<void>((r) => (linkCut = r));
+    const w = await PppWorker.start(
+      mw.bus,
+      async (content) => {
+        if (++calls === 1) await cut; // the first reply goes out while the queue is away: lost
+        return echo('w')(content);
+      },
+      { service: svc, id: 'w', heartbeatMs: hb, reconnectInitialMs: 100 },
+    );
+    try {
+      await waitFor(() => queue.machine.stats.workers === 1);
+      const client = new PppClient(mw.bus, { service: svc, timeoutMs: 8000, retries: 0 });
+      const reply = client.request(b('job'));
+      await waitFor(() => calls === 1, { what: 'the worker has the request' });
+      proxy.cut();
+      linkCut();
+      expect(s((await reply)[0])).toBe('w:job');
+      expect(calls).toBe(2);
+      expect(actions.find((a) => a.type === 'worker-dead')).toMatchObject({ worker: 'w', reason: 'link-lost' });
+      await waitFor(() => queue.machine.stats.idle === 1, { what: 'the worker idle again' });
+    } finally {
+      await w.stop();
+      await queue.stop();
+      await qmw.close();
+      await proxy.close();
+    }
+  });
+
+  it("a worker's link breaks and the request sent to it meanwhile is lost - READY on reconnect, the request is resent", async () => {
+    const svc = service();
+    const hb = 1000; // silence alone would take 3 s to notice: the answer must come from READY on reconnect
+    const proxy = await LinkProxy.start(ns.url);
+    const wmw = await Middleware.connect({ name: 'ppp-test-worker', servers: proxy.url });
+    const actions: QueueAction[] = [];
+    const queue = await PppQueue.start(mw.bus, { service: svc, heartbeatMs: hb, onAction: (a) => actions.push(a) });
+    const w = await PppWorker.start(wmw.bus, echo('w'), { service: svc, id: 'w', heartbeatMs: hb });
+    try {
+      await waitFor(() => queue.machine.stats.workers === 1);
+      proxy.cut();
+      const client = new PppClient(mw.bus, { service: svc, timeoutMs: 8000, retries: 0 });
+      const t0 = Date.now();
+      expect(s((await client.request(b('job')))[0])).toBe('w:job');
+      expect(Date.now() - t0).toBeLessThan(2 * hb);
+      expect(actions.filter((a) => a.type === 'worker-dead')).toEqual([]);
+      expect(actions.filter((a) => a.type === 'worker-ready').length).toBe(2);
+    } finally {
+      await w.stop();
+      await queue.stop();
+      await wmw.close();
+      await proxy.close();
+    }
+  });
+
 });

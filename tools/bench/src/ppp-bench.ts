@@ -1,14 +1,18 @@
 /**
  * bench:ppp — requests/s through the PPP queue (client → queue → worker → queue → client, RFC 6 frames on NATS)
  * against a raw NATS queue-group request/reply (client → worker → client), same payload, same worker count, same
- * nats-server, rounds alternating; then the measured dead-worker detection time against interval × liveness.
+ * nats-server; then the measured dead-worker detection time against interval × liveness. A round is one raw and one
+ * PPP run back to back (order alternating between rounds); the headline is the median of the per-round ratios. For
+ * each kind it also prints the CPU time and read/write system calls per request of every process of the bench
+ * (from /proc), and how busy other processes kept the machine: what the time goes to, and how much to trust a run.
  * The workers (both kinds) and the PPP queue run in their own processes, as they would in production (this file,
  * started again with --role workers / --role queue); the client side runs here.
  *
- *   npm run bench:ppp [-- --requests 20000 --rounds 5 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3]
+ *   npm run bench:ppp [-- --requests 10000 --rounds 9 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3]
  *
- * Last line: ppp_vs_raw=<PPP requests/s ÷ raw requests/s>. Goal >= 0.6.
+ * Last line: ppp_vs_raw=<median over rounds of PPP requests/s ÷ raw requests/s>. Goal >= 0.6.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Middleware, RawBus } from '@esp/middleware';
 import { PppClient, PppQueue, PppWorker, type QueueAction } from '@esp/ppp';
@@ -17,8 +21,8 @@ import { fmt, median } from './stats';
 
 const { values } = parseArgs({
   options: {
-    requests: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '5' },
+    requests: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '9' },
     workers: { type: 'string', default: '8' },
     inflight: { type: 'string', default: '64' },
     hb: { type: 'string', default: '1000' },
@@ -39,15 +43,112 @@ const TRIALS = Number(values.trials);
 // a realistic small request: a document id and a 200-byte body
 const PAYLOAD = new TextEncoder().encode(`http://example.com/news/2026/11/22/article-000123.html ${'x'.repeat(200)}`);
 
-async function throughput(call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
+/** Failed requests by kind, with the first message of each (a failure is counted and reported, not fatal). */
+const failures = { raw: 0, ppp: 0, first: new Map<string, string>() };
+
+/** Requests answered per second with `inflight` callers; a failed request counts as not answered. */
+async function throughput(kind: 'raw' | 'ppp', call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
   let next = 0;
+  let ok = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: inflight }, async () => {
-      while (next++ < n) await call();
+      while (next++ < n) {
+        try {
+          await call();
+          ok++;
+        } catch (err) {
+          failures[kind]++;
+          if (!failures.first.has(kind)) failures.first.set(kind, `${(err as Error).name}: ${(err as Error).message}`);
+        }
+      }
     }),
   );
-  return n / ((performance.now() - t0) / 1000);
+  return ok / ((performance.now() - t0) / 1000);
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+  } catch {
+    return NaN;
+  }
+}
+
+/** read and write system calls a process has made so far (sockets included), from /proc (Linux); NaN elsewhere. */
+function syscalls(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return { reads: Number(/syscr: (\d+)/.exec(io)?.[1]), writes: Number(/syscw: (\d+)/.exec(io)?.[1]) };
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
+}
+
+/** Busy and total CPU seconds of the whole machine so far (every core, every process, ours or not). */
+function machineSeconds(): { busy: number; total: number } {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const total = cpu.reduce((a, b) => a + b, 0);
+    const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+    return { busy: (total - idle) / 100, total: total / 100 };
+  } catch {
+    return { busy: NaN, total: NaN };
+  }
+}
+
+/** CPU used per process during the rounds of one kind, summed over its rounds. */
+class CpuAccount {
+  readonly used = new Map<string, number>();
+  readonly reads = new Map<string, number>();
+  readonly writes = new Map<string, number>();
+  private machineBusy = 0;
+  private wall = 0;
+  private requests = 0;
+
+  constructor(private readonly pids: Record<string, number>) {}
+
+  async measure<T>(requests: number, run: () => Promise<T>): Promise<T> {
+    const before = Object.entries(this.pids).map(([k, pid]) => [k, cpuSeconds(pid), syscalls(pid)] as const);
+    const m0 = machineSeconds();
+    const t0 = performance.now();
+    const result = await run();
+    this.wall += (performance.now() - t0) / 1000;
+    const m1 = machineSeconds();
+    this.machineBusy += m1.busy - m0.busy;
+    for (const [k, s, c] of before) {
+      this.used.set(k, (this.used.get(k) ?? 0) + cpuSeconds(this.pids[k] ?? 0) - s);
+      const after = syscalls(this.pids[k] ?? 0);
+      this.reads.set(k, (this.reads.get(k) ?? 0) + after.reads - c.reads);
+      this.writes.set(k, (this.writes.get(k) ?? 0) + after.writes - c.writes);
+    }
+    this.requests += requests;
+    return result;
+  }
+
+  /** Read and write system calls per request, by process: "client 0.07/0.07, nats-server ...". */
+  syscallSummary(): string {
+    const per = (n: number | undefined): string => fmt((n ?? NaN) / this.requests, 3);
+    return [...this.reads.keys()].map((k) => `${k} ${per(this.reads.get(k))}/${per(this.writes.get(k))}`).join(', ');
+  }
+
+  /** CPU seconds of all the bench's processes (client, nats-server, queue, workers) per request. */
+  get cpuPerRequest(): number {
+    return [...this.used.values()].reduce((a, b) => a + b, 0) / this.requests;
+  }
+
+  /** e.g. "client 21.0 + nats-server 9.8 + ... = 45.1 us CPU/request; 1.20 cores used by the bench, 0.72 by others". */
+  summary(): string {
+    const perReq = [...this.used].map(([k, s]) => [k, (s / this.requests) * 1e6] as const);
+    const ours = [...this.used.values()].reduce((a, b) => a + b, 0);
+    return (
+      `${perReq.map(([k, us]) => `${k} ${fmt(us, 1)}`).join(' + ')} = ${fmt(this.cpuPerRequest * 1e6, 1)} us CPU/request; ` +
+      `${fmt(ours / this.wall)} cores used by the bench, ${fmt((this.machineBusy - ours) / this.wall)} by other processes`
+    );
+  }
 }
 
 async function detection(bus: RawBus): Promise<number[]> {
@@ -81,13 +182,22 @@ async function detection(bus: RawBus): Promise<number[]> {
 }
 
 const RAW_SUBJECT = RawBus.subject('bench', 'ppp-raw');
+/** The queue child answers here with its machine's stats (after the rounds: every worker idle, nothing pending). */
+const STATS_SUBJECT = RawBus.subject('bench', 'ppp-queue-stats');
 
 /** Child role: WORKERS raw queue-group responders and WORKERS PPP workers, all echoing. */
 async function serveWorkers(): Promise<void> {
   const mw = await Middleware.connect({ name: 'bench-workers', servers: values.nats });
   for (let i = 0; i < WORKERS; i++) {
     await mw.bus.subscribe(RAW_SUBJECT, (m) => m.respond(m.data), { queue: 'bench-raw' });
-    await PppWorker.start(mw.bus, (c) => c, { service: 'bench', id: `bench-${i}` });
+    await PppWorker.start(mw.bus, (c) => c, {
+      service: 'bench',
+      id: `bench-${i}`,
+      // the protocol's rare events, one JSON line each (the bench reports them)
+      onAction: (a) => {
+        if (a.type === 'queue-dead' || a.type === 'dropped') console.log(JSON.stringify({ msg: `worker ${a.type}`, worker: i, at: Date.now(), ...a }));
+      },
+    });
   }
   console.log(JSON.stringify({ msg: 'ready' }));
 }
@@ -100,8 +210,11 @@ async function serveQueue(): Promise<void> {
     maxPending: INFLIGHT * 2,
     onAction: (a) => {
       if (a.type === 'worker-ready' && queue.machine.stats.workers === WORKERS) console.log(JSON.stringify({ msg: 'workers' }));
+      if (a.type === 'worker-ready' || a.type === 'worker-dead' || a.type === 'dropped') console.log(JSON.stringify({ msg: `queue ${a.type}`, at: Date.now(), ...a }));
+      if (a.type === 'fail') console.log(JSON.stringify({ msg: 'queue fail', at: Date.now(), request: a.request, error: a.error.message }));
     },
   });
+  await mw.bus.subscribe(STATS_SUBJECT, (m) => m.respond(new TextEncoder().encode(JSON.stringify(queue.machine.stats))));
   console.log(JSON.stringify({ msg: 'ready' }));
 }
 
@@ -120,23 +233,66 @@ async function main(): Promise<void> {
     const ppp = new PppClient(client.bus, { service: 'bench', timeoutMs: 5000, retries: 0 });
     const pppCall = (): Promise<Uint8Array[]> => ppp.request(PAYLOAD);
 
-    await throughput(rawCall, 3000, INFLIGHT);
-    await throughput(pppCall, 3000, INFLIGHT);
+    await throughput('raw', rawCall, 3000, INFLIGHT);
+    await throughput('ppp', pppCall, 3000, INFLIGHT);
+    failures.raw = failures.ppp = 0;
+    failures.first.clear();
+    // what the children log from here on is reported at the end
+    const startLogs = new Map([queueProc.logs, workersProc.logs].map((l) => [l, l.length]));
+    const pids = { client: process.pid, 'nats-server': ns.pid, queue: queueProc.pid, workers: workersProc.pid };
+    const rawCpu = new CpuAccount(pids);
+    const pppCpu = new CpuAccount(pids);
     const rawTp: number[] = [];
     const pppTp: number[] = [];
+    const ratios: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      rawTp.push(await throughput(rawCall, REQUESTS, INFLIGHT));
-      pppTp.push(await throughput(pppCall, REQUESTS, INFLIGHT));
+      // a round is one raw and one PPP run back to back, in alternating order, so that load on the machine that
+      // comes and goes hits both alike; the ratio is taken per round
+      const raw = (): Promise<number> => rawCpu.measure(REQUESTS, () => throughput('raw', rawCall, REQUESTS, INFLIGHT));
+      const pp = (): Promise<number> => pppCpu.measure(REQUESTS, () => throughput('ppp', pppCall, REQUESTS, INFLIGHT));
+      let a: number;
+      let b: number;
+      if (r % 2 === 0) {
+        a = await raw();
+        b = await pp();
+      } else {
+        b = await pp();
+        a = await raw();
+      }
+      rawTp.push(a);
+      pppTp.push(b);
+      ratios.push(b / a);
     }
+    // what the queue and the workers said (they log at warn and above): workers declared dead, requests failed back
+    const said = (logs: Record<string, unknown>[]): string => {
+      const counts = new Map<string, number>();
+      for (const l of logs.slice(startLogs.get(logs) ?? 0)) if (typeof l['msg'] === 'string') counts.set(l['msg'], (counts.get(l['msg']) ?? 0) + 1);
+      return counts.size === 0 ? 'nothing' : [...counts].map(([m, c]) => `${c} x "${m}"`).join(', ');
+    };
+    // a request lost on the way to or from a worker would leave that worker busy for good (it still heartbeats)
+    const queueStats = new TextDecoder().decode(await client.bus.request(STATS_SUBJECT, new Uint8Array(0), 5000));
+    const queueSaid = said(queueProc.logs);
+    const workersSaid = said(workersProc.logs);
     await workersProc.stop();
     await queueProc.stop();
 
     const times = await detection(broker.bus);
     const expected = HB * LIVENESS;
-    const ratio = median(pppTp) / median(rawTp);
+    const ratio = median(ratios);
     console.log(`rounds=${ROUNDS} requests_per_round=${REQUESTS} workers=${WORKERS} inflight=${INFLIGHT} payload_bytes=${PAYLOAD.length}`);
     console.log(`raw queue group: ${fmt(median(rawTp), 0)} requests/s   (rounds: ${rawTp.map((x) => fmt(x, 0)).join(', ')})`);
     console.log(`ppp queue:       ${fmt(median(pppTp), 0)} requests/s   (rounds: ${pppTp.map((x) => fmt(x, 0)).join(', ')})`);
+    console.log(`ppp/raw per round: ${ratios.map((x) => fmt(x)).join(', ')} (median ${fmt(ratio)}; ratio of the medians ${fmt(median(pppTp) / median(rawTp))})`);
+    console.log(`cpu raw: ${rawCpu.summary()}`);
+    console.log(`cpu ppp: ${pppCpu.summary()}`);
+    // the bench's share of a busy machine varies; CPU per request does not: on a machine that others load fully, the
+    // throughput ratio tends to this one
+    console.log(`ppp_cpu_vs_raw=${fmt(rawCpu.cpuPerRequest / pppCpu.cpuPerRequest)} (raw CPU per request ÷ PPP CPU per request)`);
+    console.log(`read/write syscalls per request, raw: ${rawCpu.syscallSummary()}`);
+    console.log(`read/write syscalls per request, ppp: ${pppCpu.syscallSummary()}`);
+    const firsts = [...failures.first].map(([k, m]) => `${k}: ${m}`).join('; ');
+    console.log(`failed requests: raw ${failures.raw}, ppp ${failures.ppp}${firsts ? ` (first: ${firsts})` : ''}`);
+    console.log(`during the rounds the queue logged ${queueSaid}; the workers logged ${workersSaid}; queue after the rounds: ${queueStats}`);
     console.log(
       `dead-worker detection: ${times.map((t) => fmt(t, 0)).join(', ')} ms (median ${fmt(median(times), 0)} ms) against interval × liveness = ${HB} × ${LIVENESS} = ${expected} ms (window ${expected - HB}..${expected + HB} ms)`,
     );
