@@ -21,6 +21,8 @@ import {
   UnknownCollection,
   UnknownSession,
   ASSIGN_DISPATCHER_NONE_AVAILABLE,
+  ResolveException,
+  sameObject,
   type Aor,
   type Implementation,
   type InterfaceDef,
@@ -31,6 +33,7 @@ import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type Server
 import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, livenessSubject, parsePppMessage, PppFrameError } from '@esp/ppp';
 import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
 import { CallbackSender } from './callback-sender';
+import { Election, type ElectionAction, type ElectionEvent, type ElectionRole } from './election';
 import { ProcessorLiveness } from './liveness';
 import { lostOperationSets } from './lost-operations';
 import { docIdOf } from './operation-ids';
@@ -56,6 +59,12 @@ export interface ContentDistributorOptions {
    * processor dead: the node-controller restart hook.
    */
   onLeaseExpired?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
+  /** Check-for-master timer of a backup: __ping of the master every interval (MS-FSCDFT 3.4.2, default 5000 ms). */
+  pingIntervalMs?: number;
+  /** Check-master-status timer of the master (MS-FSCDFT 3.3.2, default 5000 ms). */
+  checkMasterMs?: number;
+  /** Deadline of one __ping of the master (default: the ping interval, at least 250 ms). */
+  pingTimeoutMs?: number;
 }
 
 interface FeedingSession {
@@ -79,9 +88,11 @@ interface OrphanBatch {
 }
 
 /**
- * A content distributor (MS-FSDPD 3.3 and 3.5 server side, MS-FSCDFT 3.3 / 3.5 objects): master_dispatcher,
- * procserver_handler, session_factory and dispatcher_node; feeding sessions; dispatch of batches to free item
- * processors; Lease Timeout with lost operations reported through the indexer. One master in this version.
+ * A content distributor (MS-FSDPD 3.3 and 3.5 server side, MS-FSCDFT 3): master_dispatcher, procserver_handler,
+ * session_factory and dispatcher_node; feeding sessions; dispatch of batches to free item processors; Lease Timeout
+ * with lost operations reported through the indexer. Several run; the election (./election) makes one master, the
+ * others backups that __ping it and take over when it stops answering. session_factory and master_dispatcher are
+ * activated on every node but answer only while the election admits this node as master.
  */
 export class ContentDistributor {
   private readonly pool: ProcessorPool;
@@ -112,6 +123,14 @@ export class ContentDistributor {
   private unsubscribeLiveness: (() => Promise<void>) | undefined;
   /** PPP messages on the liveness subject that were not READY / HEARTBEAT of a processor. */
   malformedLiveness = 0;
+  private readonly election: Election;
+  private sfObject: ServerObject<typeof sessionFactoryInterface> | undefined;
+  private mdObject: ServerObject<typeof masterDispatcherInterface> | undefined;
+  /** Our master bindings (session_factory, master_dispatcher) while master: what stop() removes. */
+  private masterBindings: { type: string; revision: number }[] = [];
+  /** AORs of the session_factory bindings the election saw, by revision (the machine only knows revisions). */
+  private readonly seen = new Map<number, Aor>();
+  private firstRole: ((role: ElectionRole) => void) | undefined;
 
   private constructor(private readonly opts: ContentDistributorOptions) {
     this.mw = opts.mw;
@@ -125,6 +144,17 @@ export class ContentDistributor {
       clock: this.clock,
       onDead: (name) => void this.onDeclaredDead(name),
     });
+    this.election = new Election({
+      clock: this.clock,
+      pingIntervalMs: opts.pingIntervalMs ?? 5000,
+      checkMasterMs: opts.checkMasterMs ?? 5000,
+      perform: (a) => void this.perform(a).then((ev) => this.election.handle(ev)),
+      onRole: (role, why) => this.onRole(role, why),
+    });
+  }
+
+  get role(): ElectionRole {
+    return this.election.role;
   }
 
   static async start(opts: ContentDistributorOptions): Promise<ContentDistributor> {
@@ -182,18 +212,137 @@ export class ContentDistributor {
       throw new AlreadyBound(`another content distributor already serves node id ${this.opts.nodeId} on ${this.mw.host}, base port ${this.opts.basePort}; give this one another --node-id or --base-port`);
     }
     this.unsubscribeLiveness = await this.mw.bus.subscribe(livenessSubject(this.opts.nodeId), (m) => this.onLivenessMessage(m.data));
-    const sf = await this.activate(sessionFactoryInterface, this.sessionFactoryImpl(), `session_factory_${this.opts.nodeId}`, DISPATCHER_NAME);
-    const md = await this.activate(masterDispatcherInterface, this.masterDispatcherImpl(), `master_dispatcher_${this.opts.nodeId}`, DISPATCHER_NAME);
+    // answer only while the election admits us as master (a stale master answers object_not_exist at once)
+    const admit = () => this.election.admits();
+    this.sfObject = await this.mw.activate(sessionFactoryInterface, this.sessionFactoryImpl(), { object_id: `session_factory_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, admit });
+    this.mdObject = await this.mw.activate(masterDispatcherInterface, this.masterDispatcherImpl(), { object_id: `master_dispatcher_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, admit });
+    this.objects.push(this.sfObject as unknown as ServerObject<InterfaceDef>, this.mdObject as unknown as ServerObject<InterfaceDef>);
     const dn = await this.activate(dispatcherNodeInterface, this.dispatcherNodeImpl(), `dispatcher_node_${this.opts.nodeId}`, nodeName);
     const ph = await this.activate(procserverHandlerInterface, this.procserverHandlerImpl(), `procserver_handler_${this.opts.nodeId}`, nodeName);
     this.callbackSink = (await this.activate(operationCallbackInterface, { callback: () => undefined }, `callback_sink_${this.opts.nodeId}`, '')).aor;
-    await this.bindOrTakeOver(DISPATCHER_NAME, sessionFactoryInterface, sf.aor);
-    await this.bindOrTakeOver(DISPATCHER_NAME, masterDispatcherInterface, md.aor);
+    // the node's own objects first (3.5.3): whoever becomes master resolves them at register_dispatcher
     await this.bindOrTakeOver(nodeName, dispatcherNodeInterface, dn.aor);
     await this.bindOrTakeOver(nodeName, procserverHandlerInterface, ph.aor);
+    const decided = new Promise<ElectionRole>((resolve) => (this.firstRole = resolve));
+    this.election.start();
+    const role = await decided;
+    this.log.info({ node: this.opts.nodeId, port: this.port, role, collections: [...this.collections] }, `content distributor started as ${role}`);
+  }
+
+  // ---- the election's actions on the bus (MS-FSCDFT 3.3.5, 3.4.3-3.4.5) ----
+
+  private onRole(role: ElectionRole, why: string): void {
+    if (role === 'master') {
+      // a new master knows no dispatcher nodes but its own; the backups register when they find it
+      this.dispatcherNodes.clear();
+      this.sessionHomes.clear();
+      this.procserverNames.clear();
+      this.log.info({ node: this.opts.nodeId, role, why, takeovers: this.election.takeovers }, 'content distributor is master');
+    } else if (role === 'backup') {
+      this.masterBindings = [];
+      this.log.info({ node: this.opts.nodeId, role, why, master: this.seen.get(this.election.watched?.revision ?? -1) }, 'content distributor is backup');
+    } else {
+      this.log.info({ node: this.opts.nodeId, role, why }, `election: ${role}`);
+    }
+    if ((role === 'master' || role === 'backup') && this.firstRole) {
+      this.firstRole(role);
+      this.firstRole = undefined;
+    }
+  }
+
+  private get electionDeadlineMs(): number {
+    return Math.max(2000, 2 * (this.opts.pingIntervalMs ?? 5000));
+  }
+
+  private async perform(a: ElectionAction): Promise<ElectionEvent> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<ElectionEvent>((resolve) => {
+      timer = setTimeout(() => resolve(failed(a, `no answer within ${this.electionDeadlineMs} ms`)), this.electionDeadlineMs);
+      timer.unref?.();
+    });
+    try {
+      return await Promise.race([this.performNow(a).catch((err: unknown) => failed(a, (err as Error).message)), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async performNow(a: ElectionAction): Promise<ElectionEvent> {
+    const sfAor = this.sfObject?.aor;
+    if (!sfAor) return failed(a, 'not started');
+    switch (a.kind) {
+      case 'resolve':
+      case 'check-own': {
+        try {
+          const b = await this.mw.names.resolve(DISPATCHER_NAME, sessionFactoryInterface.type, sessionFactoryInterface.version);
+          this.seen.set(b.revision, b.aor);
+          if (this.seen.size > 64) this.seen.delete(this.seen.keys().next().value as number);
+          return { kind: 'resolved', binding: { revision: b.revision, own: sameObject(b.aor, sfAor) } };
+        } catch (err) {
+          if (err instanceof ResolveException) return { kind: 'resolved', binding: null };
+          throw err;
+        }
+      }
+      case 'ping': {
+        const aor = this.seen.get(a.binding.revision);
+        if (!aor) return { kind: 'ping-failed', reason: 'binding not known' };
+        const timeoutMs = this.opts.pingTimeoutMs ?? Math.max(250, this.opts.pingIntervalMs ?? 5000);
+        try {
+          await this.mw.proxy(sessionFactoryInterface, aor, { timeoutMs }).__ping();
+          if (this.election.role === 'backup') this.log.debug({ master: `${aor.host}:${aor.port}/${aor.object_id}` }, 'master answered __ping');
+          return { kind: 'ping-ok' };
+        } catch (err) {
+          return { kind: 'ping-failed', reason: (err as Error).message };
+        }
+      }
+      case 'unbind': {
+        const r = await this.mw.names.unbind(DISPATCHER_NAME, sessionFactoryInterface.type, a.binding.revision);
+        this.log.warn({ revision: a.binding.revision, removed: r.removed, stale: this.seen.get(a.binding.revision) }, 'unbound the session_factory of a master that did not answer');
+        return { kind: 'unbound', removed: r.removed };
+      }
+      case 'claim':
+        return this.claim(sfAor);
+      case 'register': {
+        const { proxy } = await this.mw.names.resolveProxy(masterDispatcherInterface, DISPATCHER_NAME, { timeoutMs: this.electionDeadlineMs });
+        await proxy.register_dispatcher(this.opts.nodeId);
+        return { kind: 'registered' };
+      }
+    }
+  }
+
+  /** 3.3.3 then 3.1.3: bind session_factory (the election: create-if-absent), then master_dispatcher, then register. */
+  private async claim(sfAor: Aor): Promise<ElectionEvent> {
+    let sfRevision: number;
+    try {
+      sfRevision = (await this.mw.names.bind(DISPATCHER_NAME, sfAor)).revision;
+    } catch (err) {
+      if (err instanceof AlreadyBound) return { kind: 'claim-lost' };
+      throw err;
+    }
+    const mdAor = this.mdObject?.aor;
+    if (!mdAor) return failed({ kind: 'claim' }, 'not started');
+    // the previous master's master_dispatcher binding stays behind it: replace exactly the one we see
+    let mdRevision = -1;
+    for (let attempt = 0; attempt < 5 && mdRevision < 0; attempt++) {
+      const held = await this.mw.names.resolve(DISPATCHER_NAME, masterDispatcherInterface.type, masterDispatcherInterface.version).catch((err: unknown) => {
+        if (err instanceof ResolveException) return undefined;
+        throw err;
+      });
+      if (held && !sameObject(held.aor, mdAor)) await this.mw.names.unbind(DISPATCHER_NAME, masterDispatcherInterface.type, held.revision);
+      try {
+        mdRevision = (await this.mw.names.bind(DISPATCHER_NAME, mdAor)).revision;
+      } catch (err) {
+        if (!(err instanceof AlreadyBound)) throw err;
+      }
+    }
+    if (mdRevision < 0) return failed({ kind: 'claim' }, 'could not bind master_dispatcher');
+    this.masterBindings = [
+      { type: sessionFactoryInterface.type, revision: sfRevision },
+      { type: masterDispatcherInterface.type, revision: mdRevision },
+    ];
     // register_dispatcher(node_id) on the master, which is us
     await this.registerDispatcher(this.opts.nodeId);
-    this.log.info({ node: this.opts.nodeId, port: this.port, collections: [...this.collections] }, 'content distributor is master');
+    return { kind: 'claimed', revision: sfRevision };
   }
 
   // ---- master_dispatcher (MS-FSDPD 3.3, MS-FSCDFT 3.1) ----
@@ -611,7 +760,12 @@ export class ContentDistributor {
     this.log.info({ session: id, collection: s.collection }, 'session destroyed');
   }
 
+  /**
+   * The load state (3.5.1): sessions plus batches in flight. A node with no live item processor can feed nothing, so
+   * it reports the highest load and gets a session only when no node has processors (yet).
+   */
   private get load(): number {
+    if (this.pool.all().every((p) => p.dead || p.terminating)) return 2 ** 31 - 1;
     return this.sessions.size + this.pool.inFlightBatches;
   }
 
@@ -641,25 +795,46 @@ export class ContentDistributor {
     return best;
   }
 
+  /**
+   * Where session `id` lives: the node recorded for it, else the node whose get_sessions lists it (a session created
+   * under a previous master), else none.
+   */
+  private async homeOf(id: number): Promise<{ id: number; node: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface> } | undefined> {
+    const home = this.sessionHomes.get(id);
+    if (home === this.opts.nodeId || this.sessions.has(id)) return { id: this.opts.nodeId, node: this.dispatcherNodeImpl() };
+    const known = home === undefined ? undefined : this.dispatcherNodes.get(home);
+    if (home !== undefined && known) return { id: home, node: known };
+    for (const [nid, proxy] of this.dispatcherNodes) {
+      const ids = await proxy.get_sessions().catch(() => [] as number[]);
+      if (ids.includes(id)) return { id: nid, node: proxy };
+    }
+    return undefined;
+  }
+
   private sessionFactoryImpl(): Implementation<typeof sessionFactoryInterface> {
+    // MS-FSCDFT 3.3.4 / 3.6: the master forwards to the node that holds the session, else the least loaded one; a
+    // node that is gone (object_not_exist) is dropped from the dispatcher node state and the call goes elsewhere
     const forward = async <T>(id: number, call: (n: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface>) => T | Promise<T>) => {
-      const home = this.sessionHomes.get(id);
-      const remote = home === undefined ? undefined : this.dispatcherNodes.get(home);
-      const target =
-        home !== undefined && home !== this.opts.nodeId && remote
-          ? { id: home, node: remote }
-          : home === this.opts.nodeId
-            ? { id: home, node: this.dispatcherNodeImpl() }
-            : await this.leastLoadedNode();
-      const r = await call(target.node);
-      this.sessionHomes.set(id, target.id);
-      return r;
+      for (let attempt = 0; ; attempt++) {
+        const target = (await this.homeOf(id)) ?? (await this.leastLoadedNode());
+        try {
+          const r = await call(target.node);
+          this.sessionHomes.set(id, target.id);
+          return r;
+        } catch (err) {
+          if (!(err instanceof ObjectNotExist) || target.id === this.opts.nodeId || attempt >= 3) throw err;
+          this.log.warn({ node: target.id, session: id }, 'dispatcher node is gone; dropping it');
+          this.dispatcherNodes.delete(target.id);
+          this.sessionHomes.delete(id);
+        }
+      }
     };
     return {
       create_session: (id, collection, callback, g, priority) => forward(id, (n) => n.create_session(id, collection, callback, g, priority)),
       create: (id, collection, g, priority, external) => forward(id, (n) => n.create(id, collection, g, priority, external)),
       recreate: (id, collection, g, priority, external) => forward(id, (n) => n.recreate(id, collection, g, priority, external)),
       destroy_session: async (id) => {
+        if (!(await this.homeOf(id))) return;
         await forward(id, (n) => n.destroy_session(id));
         this.sessionHomes.delete(id);
       },
@@ -673,6 +848,14 @@ export class ContentDistributor {
     this.shuttingDown = true;
     const deadline = Date.now() + timeoutMs;
     while (this.pool.inFlightBatches > 0 && Date.now() < deadline) await sleep(50);
+    const wasMaster = this.election.role === 'master';
+    this.election.stop();
+    // a master that leaves removes its bindings (only if still its own), so a backup takes over at its next check
+    if (wasMaster) {
+      for (const b of this.masterBindings) {
+        await this.mw.names.unbind(DISPATCHER_NAME, b.type, b.revision).catch((err: Error) => this.log.warn({ err: err.message }, 'unbind failed'));
+      }
+    }
     for (const b of this.bindings.reverse()) {
       await this.mw.names.unbind(b.name, b.type, b.revision).catch((err: Error) => this.log.warn({ name: b.name, err: err.message }, 'unbind failed'));
     }
@@ -687,5 +870,22 @@ export class ContentDistributor {
   get stats(): { processors: number; busy: number; dead: number; sessions: number; batches: number } {
     const dead = this.pool.all().filter((p) => p.dead).length;
     return { processors: this.pool.size, busy: this.pool.inFlightBatches, dead, sessions: this.sessions.size, batches: this.batchesSinceStart };
+  }
+}
+
+/** The failure event answering an action (the name server, the master or the bus did not answer). */
+function failed(a: ElectionAction, reason: string): ElectionEvent {
+  switch (a.kind) {
+    case 'resolve':
+    case 'check-own':
+      return { kind: 'resolve-failed', reason };
+    case 'ping':
+      return { kind: 'ping-failed', reason };
+    case 'unbind':
+      return { kind: 'unbind-failed', reason };
+    case 'claim':
+      return { kind: 'claim-failed', reason };
+    case 'register':
+      return { kind: 'register-failed', reason };
   }
 }

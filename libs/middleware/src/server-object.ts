@@ -13,6 +13,7 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import {
   BadParameter,
   InternalError,
+  ObjectNotExist,
   PayloadTooLarge,
   ServerBusy,
   SystemException,
@@ -30,6 +31,12 @@ export interface ServerObjectOptions {
   queue?: string;
   /** Check results against the interface before replying (default true). */
   validateResults?: boolean;
+  /**
+   * Asked before every call, __ping included: false answers object_not_exist, as if the object were not activated.
+   * For objects that exist only while a role is held (the master's session_factory): a stale holder stops answering
+   * at once, synchronously, without waiting for an unsubscribe to reach the server.
+   */
+  admit?: () => boolean;
 }
 
 /**
@@ -119,6 +126,9 @@ export class ServerObject<I extends InterfaceDef> {
           requested: req.interfaceVersion,
         }),
       );
+    }
+    if (this.opts.admit && !this.opts.admit()) {
+      return this.fail(msg, new ObjectNotExist(`${this.aor.object_id} does not serve ${this.iface.type} at the moment`, { object_id: this.aor.object_id }));
     }
     if (req.method === '__ping') return this.reply(msg, encodeResult(null));
     const def = Object.prototype.hasOwnProperty.call(this.iface.methods, req.method) ? (this.iface.methods[req.method] as MethodDef) : undefined;
