@@ -29,7 +29,7 @@ import {
   type ProxyOf,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
+import { BadParameter, CallTimeout, ObjectNotExist, ServerBusy, type Middleware, type ServerObject, type SystemException } from '@esp/middleware';
 import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, livenessSubject, parsePppMessage, PppFrameError } from '@esp/ppp';
 import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
 import { CallbackSender } from './callback-sender';
@@ -131,6 +131,8 @@ export class ContentDistributor {
   /** AORs of the session_factory bindings the election saw, by revision (the machine only knows revisions). */
   private readonly seen = new Map<number, Aor>();
   private firstRole: ((role: ElectionRole) => void) | undefined;
+  /** session_factory is bound to us by a claim that has not finished yet. */
+  private claimBound = false;
 
   private constructor(private readonly opts: ContentDistributorOptions) {
     this.mw = opts.mw;
@@ -213,9 +215,16 @@ export class ContentDistributor {
     }
     this.unsubscribeLiveness = await this.mw.bus.subscribe(livenessSubject(this.opts.nodeId), (m) => this.onLivenessMessage(m.data));
     // answer only while the election admits us as master (a stale master answers object_not_exist at once)
-    const admit = () => this.election.admits();
-    this.sfObject = await this.mw.activate(sessionFactoryInterface, this.sessionFactoryImpl(), { object_id: `session_factory_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, admit });
-    this.mdObject = await this.mw.activate(masterDispatcherInterface, this.masterDispatcherImpl(), { object_id: `master_dispatcher_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, admit });
+    // (between our bind of session_factory and the end of the claim a backup that resolves us gets server_busy, not
+    // object_not_exist, or it would unbind the binding we just made)
+    const refuse = (): SystemException | undefined => {
+      if (this.election.admits()) return undefined;
+      // alive and (about to be) master, not acting yet: backups must not take this for a dead master
+      if (this.claimBound || this.election.role === 'master') return new ServerBusy('this content distributor is checking that it is still master; retry shortly');
+      return new ObjectNotExist(`content distributor ${this.opts.nodeId} is not master`);
+    };
+    this.sfObject = await this.mw.activate(sessionFactoryInterface, this.sessionFactoryImpl(), { object_id: `session_factory_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, refuse });
+    this.mdObject = await this.mw.activate(masterDispatcherInterface, this.masterDispatcherImpl(), { object_id: `master_dispatcher_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, refuse });
     this.objects.push(this.sfObject as unknown as ServerObject<InterfaceDef>, this.mdObject as unknown as ServerObject<InterfaceDef>);
     const dn = await this.activate(dispatcherNodeInterface, this.dispatcherNodeImpl(), `dispatcher_node_${this.opts.nodeId}`, nodeName);
     const ph = await this.activate(procserverHandlerInterface, this.procserverHandlerImpl(), `procserver_handler_${this.opts.nodeId}`, nodeName);
@@ -286,13 +295,16 @@ export class ContentDistributor {
       case 'ping': {
         const aor = this.seen.get(a.binding.revision);
         if (!aor) return { kind: 'ping-failed', reason: 'binding not known' };
-        const timeoutMs = this.opts.pingTimeoutMs ?? Math.max(250, this.opts.pingIntervalMs ?? 5000);
+        // a watching backup gives the master one interval; an election ping (before unbinding someone) more: a gone
+        // process fails at once with object_not_exist anyway, and a slow one must not be unbound while it answers
+        const watchMs = this.opts.pingTimeoutMs ?? Math.max(250, this.opts.pingIntervalMs ?? 5000);
+        const timeoutMs = this.election.role === 'backup' ? watchMs : Math.max(1000, 2 * watchMs);
         try {
           await this.mw.proxy(sessionFactoryInterface, aor, { timeoutMs }).__ping();
           if (this.election.role === 'backup') this.log.debug({ master: `${aor.host}:${aor.port}/${aor.object_id}` }, 'master answered __ping');
           return { kind: 'ping-ok' };
         } catch (err) {
-          return { kind: 'ping-failed', reason: (err as Error).message };
+          return { kind: 'ping-failed', reason: (err as Error).message, gone: err instanceof ObjectNotExist, busy: err instanceof ServerBusy };
         }
       }
       case 'unbind': {
@@ -312,9 +324,18 @@ export class ContentDistributor {
 
   /** 3.3.3 then 3.1.3: bind session_factory (the election: create-if-absent), then master_dispatcher, then register. */
   private async claim(sfAor: Aor): Promise<ElectionEvent> {
+    try {
+      return await this.claimSteps(sfAor);
+    } finally {
+      this.claimBound = false;
+    }
+  }
+
+  private async claimSteps(sfAor: Aor): Promise<ElectionEvent> {
     let sfRevision: number;
     try {
       sfRevision = (await this.mw.names.bind(DISPATCHER_NAME, sfAor)).revision;
+      this.claimBound = true;
     } catch (err) {
       if (err instanceof AlreadyBound) return { kind: 'claim-lost' };
       throw err;

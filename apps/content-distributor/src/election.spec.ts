@@ -199,6 +199,55 @@ describe('election (MS-FSCDFT 3)', () => {
     expect(last()).toEqual({ kind: 'resolve' });
   });
 
+  it('a takeover after pings that all found the master gone acts at once; after timeouts it waits fenceMs first', () => {
+    for (const gone of [true, false]) {
+      const { e, clock } = backup();
+      for (let i = 0; i < 3; i++) {
+        clock.advance(100);
+        e.handle({ kind: 'ping-failed', reason: 'x', gone });
+      }
+      e.handle({ kind: 'resolved', binding: other(5) });
+      e.handle({ kind: 'ping-failed', reason: 'x', gone });
+      e.handle({ kind: 'unbound', removed: true });
+      e.handle({ kind: 'claimed', revision: 6 });
+      expect(e.role).toBe('master');
+      // default fence: 2 x checkMasterMs = 200 ms, the most a stale master can act after our unbind
+      expect(e.admits()).toBe(gone);
+      clock.advance(199);
+      e.handle({ kind: 'resolved', binding: { revision: 6, own: true } });
+      expect(e.admits()).toBe(gone);
+      clock.advance(1);
+      expect(e.admits()).toBe(true);
+    }
+  });
+
+  it('an election ping answered busy (a master re-checking its binding) is asked again, and taken as alive when it answers', () => {
+    const { e, clock, last } = setup();
+    e.start();
+    e.handle({ kind: 'resolved', binding: other(3) });
+    e.handle({ kind: 'ping-failed', reason: 'server_busy', busy: true });
+    expect(last()).toEqual({ kind: 'ping', binding: other(3) });
+    clock.advance(100);
+    expect(last()).toEqual({ kind: 'resolve' });
+    e.handle({ kind: 'resolved', binding: other(3) });
+    e.handle({ kind: 'ping-ok' });
+    e.handle({ kind: 'registered' });
+    expect(e.role).toBe('backup');
+  });
+
+  it('busy for ever counts as no answer after three tries', () => {
+    const { e, clock, last } = setup();
+    e.start();
+    for (let i = 0; i < 2; i++) {
+      e.handle({ kind: 'resolved', binding: other(3) });
+      e.handle({ kind: 'ping-failed', reason: 'server_busy', busy: true });
+      clock.advance(100);
+    }
+    e.handle({ kind: 'resolved', binding: other(3) });
+    e.handle({ kind: 'ping-failed', reason: 'server_busy', busy: true });
+    expect(last()).toEqual({ kind: 'unbind', binding: other(3) });
+  });
+
   it('stop: no more actions', () => {
     const { e, clock, actions } = backup();
     e.stop();

@@ -36,7 +36,12 @@ export type ElectionEvent =
   | { kind: 'resolved'; binding: SeenBinding | null }
   | { kind: 'resolve-failed'; reason: string }
   | { kind: 'ping-ok' }
-  | { kind: 'ping-failed'; reason: string }
+  /**
+   * gone: nobody serves the object (no responders, or it is no longer master): that process cannot act as master.
+   * busy: it is master but re-checking its binding (it answered, so it is alive). Otherwise (a timeout, a transport
+   * error) it may be alive and acting.
+   */
+  | { kind: 'ping-failed'; reason: string; gone?: boolean; busy?: boolean }
   | { kind: 'unbound'; removed: boolean }
   | { kind: 'unbind-failed'; reason: string }
   | { kind: 'claimed'; revision: number }
@@ -88,6 +93,12 @@ export class Election {
   private readonly fenceMs: number;
   /** Takeovers by this distributor (claims after the master it watched stopped answering). */
   takeovers = 0;
+  /** Every failed ping since the last success said the master was gone (no responders). */
+  private allGone = true;
+  /** Election pings answered "busy" in a row. */
+  private busyPings = 0;
+  /** A new master acts from this time on (see claimed). */
+  private actingFrom = 0;
 
   constructor(private readonly opts: ElectionOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -130,7 +141,9 @@ export class Election {
    */
   admits(): boolean {
     if (this.roleNow !== 'master') return false;
-    if (this.clock.now() - this.confirmedAt <= this.fenceMs) return true;
+    const now = this.clock.now();
+    if (now < this.actingFrom) return false;
+    if (now - this.confirmedAt <= this.fenceMs) return true;
     if (!this.inFlight) {
       this.clearTimer();
       this.issue({ kind: 'check-own' }, 'check');
@@ -168,12 +181,19 @@ export class Election {
       case 'register-failed':
         return this.later(() => this.issue({ kind: 'resolve' }, 'elect'), this.retryMs);
       case 'ping-ok':
+        this.busyPings = 0;
         if (action.kind === 'ping') return this.issue({ kind: 'register', binding: action.binding }, purpose);
         return;
       case 'ping-failed':
+        if (action.kind !== 'ping') return;
+        if (ev.busy && ++this.busyPings < this.maxPingFailures) {
+          // a master re-checking its binding (after a NATS outage, say): alive; ask again shortly
+          return this.later(() => this.issue({ kind: 'resolve' }, purpose), this.retryMs);
+        }
+        this.busyPings = 0;
+        if (!ev.gone) this.allGone = false;
         // nobody answers for the bound master: remove exactly that binding (a newer one stays), then bind ourselves
-        if (action.kind === 'ping') return this.issue({ kind: 'unbind', binding: action.binding }, purpose);
-        return;
+        return this.issue({ kind: 'unbind', binding: action.binding }, purpose);
       case 'unbound':
         return this.issue({ kind: 'claim' }, purpose);
       case 'claimed':
@@ -181,6 +201,11 @@ export class Election {
         this.master = undefined;
         this.failures = 0;
         this.confirmedAt = this.clock.now();
+        // A master that did not answer may still be alive (stopped, slow, cut off from NATS) and act until its own
+        // check: its last confirmation was made before our unbind, so it is fenced fenceMs after that at the latest.
+        // Wait that long before acting, unless every failed ping said it was gone (no responders: it cannot act).
+        this.actingFrom = this.allGone ? 0 : this.clock.now() + this.fenceMs;
+        this.allGone = true;
         this.setRole('master', purpose === 'recheck' ? 'the master did not answer; took over' : 'no live master was bound');
         return this.later(() => this.issue({ kind: 'check-own' }, 'check'), this.checkMasterMs);
       case 'claim-lost':
@@ -202,9 +227,11 @@ export class Election {
     if (!m) return this.issue({ kind: 'resolve' }, 'elect');
     if (ev.kind === 'ping-ok') {
       this.failures = 0;
+      this.allGone = true;
       return this.later(() => this.issue({ kind: 'ping', binding: m }, 'watch'), this.pingIntervalMs);
     }
     this.failures++;
+    if (ev.kind === 'ping-failed' && !ev.gone) this.allGone = false;
     if (this.failures < this.maxPingFailures) return this.later(() => this.issue({ kind: 'ping', binding: m }, 'watch'), this.pingIntervalMs);
     // three in a row: resolve again and ping whatever is bound (another backup may have won)
     this.setRole('electing', `the master did not answer ${this.failures} pings`);

@@ -147,7 +147,10 @@ describe('content distributor election: three distributors as processes (MS-FSCD
         await newMaster(m);
         master.signal('SIGCONT');
         // the stopped-then-continued master steps down and becomes a backup of the new one
-        await waitFor(() => master.logs.filter((l) => l['msg'] === 'content distributor is backup').length > backupLines, 15_000);
+        await waitFor(() => master.logs.filter((l) => l['msg'] === 'content distributor is backup').length > backupLines, 15_000).catch((err: Error) => {
+          for (const [n, c] of cds.entries()) process.stdout.write(`--- cd ${n}\n${c.logs.filter((l) => l['msg'] !== 'master answered __ping').slice(-25).map((l) => JSON.stringify(l)).join('\n')}\n`);
+          throw err;
+        });
       } else {
         await master.kill();
         if (kind === 'kill+nats-restart') {

@@ -133,6 +133,8 @@ export class FeedingClient {
   private sessionAor!: Aor;
   private watchTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Calls to process in flight, woken when the watch finds the session gone (a request to a killed process gets no reply). */
+  private goneWaiters = new Set<(err: Error) => void>();
   private readonly outcomes = new Map<string, DocumentOutcome>();
   private waiters: (() => void)[] = [];
   private sending: Promise<void> = Promise.resolve();
@@ -189,9 +191,13 @@ export class FeedingClient {
           (err: unknown) => isSessionGone(err),
         );
         if (gone) {
-          // queued behind the batch being sent, if any: that one may have failed over already (checked again there)
-          this.sending = this.sending.then(() => this.failoverIfGone());
-          await this.sending.catch(() => undefined);
+          if (this.goneWaiters.size) {
+            // a batch is being sent to the dead distributor: its call would wait for its deadline; it fails over now
+            for (const w of this.goneWaiters) w(new ObjectNotExist('the session object does not answer __ping'));
+          } else {
+            this.sending = this.sending.then(() => this.failoverIfGone());
+            await this.sending.catch(() => undefined);
+          }
         }
       }
       if (!this.closed) {
@@ -317,11 +323,17 @@ export class FeedingClient {
     const last = batch.operations[batch.operations.length - 1]?.id ?? first;
     let timedOut = false;
     for (let attempt = 0; ; attempt++) {
+      let wake: ((err: Error) => void) | undefined;
       try {
-        await this.session.process(batch);
+        const gone = new Promise<never>((_, reject) => {
+          wake = reject;
+          this.goneWaiters.add(reject);
+        });
+        await Promise.race([this.session.process(batch), gone]);
         this.stats.batches++;
         return;
       } catch (err) {
+        if (wake) this.goneWaiters.delete(wake);
         if (timedOut && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
           // the call that timed out was taken after all
           this.stats.batches++;
@@ -342,6 +354,8 @@ export class FeedingClient {
           continue;
         }
         throw err;
+      } finally {
+        if (wake) this.goneWaiters.delete(wake);
       }
     }
   }

@@ -13,7 +13,6 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import {
   BadParameter,
   InternalError,
-  ObjectNotExist,
   PayloadTooLarge,
   ServerBusy,
   SystemException,
@@ -32,11 +31,11 @@ export interface ServerObjectOptions {
   /** Check results against the interface before replying (default true). */
   validateResults?: boolean;
   /**
-   * Asked before every call, __ping included: false answers object_not_exist, as if the object were not activated.
-   * For objects that exist only while a role is held (the master's session_factory): a stale holder stops answering
-   * at once, synchronously, without waiting for an unsubscribe to reach the server.
+   * Asked before every call, __ping included: an exception returned is the answer (object_not_exist: as if the object
+   * were not activated; server_busy: alive, not serving now). For objects that exist only while a role is held (the
+   * master's session_factory): a stale holder stops serving at once, without waiting for an unsubscribe.
    */
-  admit?: () => boolean;
+  refuse?: () => SystemException | undefined;
 }
 
 /**
@@ -127,9 +126,8 @@ export class ServerObject<I extends InterfaceDef> {
         }),
       );
     }
-    if (this.opts.admit && !this.opts.admit()) {
-      return this.fail(msg, new ObjectNotExist(`${this.aor.object_id} does not serve ${this.iface.type} at the moment`, { object_id: this.aor.object_id }));
-    }
+    const refused = this.opts.refuse?.();
+    if (refused) return this.fail(msg, refused);
     if (req.method === '__ping') return this.reply(msg, encodeResult(null));
     const def = Object.prototype.hasOwnProperty.call(this.iface.methods, req.method) ? (this.iface.methods[req.method] as MethodDef) : undefined;
     if (!def) {
