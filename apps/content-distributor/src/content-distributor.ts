@@ -77,6 +77,9 @@ interface FeedingSession {
   completedOpId: number;
 }
 
+/** get_load of a node without a live item processor: the highest long, so no session is placed there while another can feed. */
+const NO_PROCESSORS_LOAD = 2 ** 31 - 1;
+
 const INDEXING_ONLY = () => new SubsystemIdSet({ ids: ['indexing'] });
 
 /** The batch of a processor declared dead, waiting for another processor. */
@@ -391,10 +394,15 @@ export class ContentDistributor {
         this.procserverNames.add(name);
         this.log.info({ procserver: name }, 'item processor registered with master');
       },
-      assign_dispatcher: (name) => {
+      assign_dispatcher: async (name) => {
         if (!this.procserverNames.has(name)) this.procserverNames.add(name);
-        // every node runs a procserver_handler under its node id; this master's own is always there
+        // every node runs a procserver_handler under its node id; this master's own is always there. A node without
+        // any item processor (one that came back after a failover, say) gets the next one: sessions placed on it
+        // could not be fed otherwise.
         const ids = [this.opts.nodeId, ...this.dispatcherNodes.keys()];
+        const loads = await Promise.all(ids.map((id) => (id === this.opts.nodeId ? this.load : (this.dispatcherNodes.get(id)?.get_load().catch(() => -1) ?? -1))));
+        const empty = ids.filter((_, i) => loads[i] === NO_PROCESSORS_LOAD);
+        if (empty.length) return empty[this.procserverNames.size % empty.length] as number;
         return ids[this.procserverNames.size % ids.length] ?? ASSIGN_DISPATCHER_NONE_AVAILABLE;
       },
       unregister_procserver: (name) => {
@@ -786,7 +794,7 @@ export class ContentDistributor {
    * it reports the highest load and gets a session only when no node has processors (yet).
    */
   private get load(): number {
-    if (this.pool.all().every((p) => p.dead || p.terminating)) return 2 ** 31 - 1;
+    if (this.pool.all().every((p) => p.dead || p.terminating)) return NO_PROCESSORS_LOAD;
     return this.sessions.size + this.pool.inFlightBatches;
   }
 
@@ -813,7 +821,30 @@ export class ContentDistributor {
       const load = await proxy.get_load().catch(() => Number.POSITIVE_INFINITY);
       if (load < best.load) best = { id, load, node: proxy };
     }
+    if (best.load >= NO_PROCESSORS_LOAD && (await this.discoverNodes()) > 0) return this.leastLoadedNode();
     return best;
+  }
+
+  /**
+   * Just after a takeover the backups have not registered yet (each registers when it notices the new master), and
+   * the item processors are on their nodes. Rather than put a session on a node that has none, look up the
+   * dispatcher_node bindings and take in the nodes that answer, as register_dispatcher would. Returns how many.
+   */
+  private async discoverNodes(): Promise<number> {
+    const bindings = await this.mw.names.list(`${DISPATCHER_NAME}/`).catch(() => []);
+    let added = 0;
+    for (const b of bindings) {
+      if (b.aor.interface_type !== dispatcherNodeInterface.type) continue;
+      const id = Number(b.name.slice(DISPATCHER_NAME.length + 1));
+      if (!Number.isInteger(id) || id === this.opts.nodeId || this.dispatcherNodes.has(id)) continue;
+      const proxy = this.mw.proxy(dispatcherNodeInterface, b.aor, { timeoutMs: 5000 });
+      const load = await proxy.get_load().catch(() => undefined);
+      if (load === undefined) continue;
+      this.dispatcherNodes.set(id, proxy);
+      added++;
+      this.log.info({ node: id, load }, 'dispatcher node found in the name server before it registered');
+    }
+    return added;
   }
 
   /**

@@ -133,6 +133,7 @@ export class FeedingClient {
   private sessionAor!: Aor;
   private watchTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private failoverQueued = false;
   /** Calls to process in flight, woken when the watch finds the session gone (a request to a killed process gets no reply). */
   private goneWaiters = new Set<(err: Error) => void>();
   private readonly outcomes = new Map<string, DocumentOutcome>();
@@ -170,8 +171,8 @@ export class FeedingClient {
    * create_session with the same id is a recreate on the distributor (it returns the session where one exists,
    * MS-FSCDFT 3.5.4.3) and, unlike recreate, carries our callback, so the finals keep coming to this client.
    */
-  private async openSession(): Promise<Aor> {
-    const { proxy: factory } = await this.opts.mw.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME, { timeoutMs: this.opts.timeoutMs ?? 30_000 });
+  private async openSession(timeoutMs = this.opts.timeoutMs ?? 30_000): Promise<Aor> {
+    const { proxy: factory } = await this.opts.mw.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME, { timeoutMs });
     return factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0);
   }
 
@@ -185,18 +186,23 @@ export class FeedingClient {
     const every = this.opts.sessionCheckMs ?? 1000;
     const tick = async (): Promise<void> => {
       if (this.closed) return;
-      if (this.pending.size > 0) {
-        const gone = await this.session.__ping().then(
-          () => false,
-          (err: unknown) => isSessionGone(err),
-        );
+      // also while a call is in flight with nothing pending: the finals of a batch can arrive before the distributor
+      // has answered its process call, and a distributor killed then would leave the call waiting for its deadline
+      if (this.pending.size > 0 || this.goneWaiters.size > 0) {
+        const gone = await this.sessionGone();
         if (gone) {
           if (this.goneWaiters.size) {
             // a batch is being sent to the dead distributor: its call would wait for its deadline; it fails over now
             for (const w of this.goneWaiters) w(new ObjectNotExist('the session object does not answer __ping'));
-          } else {
-            this.sending = this.sending.then(() => this.failoverIfGone());
-            await this.sending.catch(() => undefined);
+          } else if (!this.failoverQueued) {
+            // between batches: fail over in turn with the sends (the watch itself goes on, so a call in flight to a
+            // distributor that dies meanwhile is woken too)
+            this.failoverQueued = true;
+            this.sending = this.sending
+              .then(() => this.failoverIfGone())
+              // the next batch fails over again if need be; the chain of sends must not stay rejected
+              .catch((err: Error) => this.opts.log.error({ err: err.message }, 'failover failed'))
+              .finally(() => (this.failoverQueued = false));
           }
         }
       }
@@ -209,12 +215,22 @@ export class FeedingClient {
     this.watchTimer.unref?.();
   }
 
+  /**
+   * Whether nobody serves our session object. A short deadline, and only no-responders counts: a ping in flight when
+   * the distributor is killed must not hold the watch for long, and a slow answer is no proof of death.
+   */
+  private sessionGone(): Promise<boolean> {
+    return this.opts.mw
+      .proxy(processingSessionInterface, this.sessionAor, { timeoutMs: Math.max(250, 4 * (this.opts.sessionCheckMs ?? 1000)) })
+      .__ping()
+      .then(
+        () => false,
+        (err: unknown) => err instanceof ObjectNotExist,
+      );
+  }
+
   private async failoverIfGone(): Promise<void> {
-    const gone = await this.session.__ping().then(
-      () => false,
-      (err: unknown) => isSessionGone(err),
-    );
-    if (gone) await this.failover('the session object does not answer', this.nextOpId);
+    if (await this.sessionGone()) await this.failover('the session object does not answer', this.nextOpId);
   }
 
   /**
@@ -229,10 +245,12 @@ export class FeedingClient {
     let aor: Aor | undefined;
     for (let attempt = 0; !aor; attempt++) {
       try {
-        aor = await this.openSession();
+        // a short deadline: a master that dies while it handles our call must not hold the feed for the full timeout
+        aor = await this.openSession(Math.min(this.opts.timeoutMs ?? 30_000, 3000));
       } catch (err) {
         const transient = err instanceof ResolveException || isSessionGone(err) || (err as { retryable?: boolean }).retryable === true;
         if (!transient || Date.now() > deadline) throw err;
+        this.opts.log.debug({ attempt, err: (err as Error).message }, 'no master to open the session again yet');
         await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 500, jitter: true }));
       }
     }

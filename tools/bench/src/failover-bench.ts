@@ -24,7 +24,7 @@ import { fmt, median } from './stats';
 const { values } = parseArgs({ options: { kills: { type: 'string', default: '10' }, 'ping-ms': { type: 'string', default: '100' } } });
 const KILLS = Number(values.kills);
 const PING_MS = Number(values['ping-ms']);
-const log = createLogger('bench-failover', {}, { level: 'error' });
+const log = createLogger('bench-failover', {}, { level: process.env['BENCH_DEBUG'] ? 'info' : 'error' });
 const childEnv = { LOG_LEVEL: 'info' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const doc = (i: number): FeedDocument => ({ id: `doc-${i}`, attributes: { title: `document ${i}`, body: `the text of document number ${i}`, content_type: 'text/plain' } });
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       }
       const ms = performance.now() - killedAt;
       takeovers.push(ms);
-      console.log(`kill ${k + 1}: master ${m.node} killed, ${next.node} master after ${fmt(ms, 0)} ms (fed ${fed}, completed ${client.snapshot.completed})`);
+      console.log(`kill ${k + 1}: master ${m.node} killed, ${next.node} master after ${fmt(ms, 0)} ms (fed ${fed}, completed ${client.snapshot.completed}, client failovers ${client.snapshot.failovers}, busy retries ${client.snapshot.busyRetries})`);
       await victim.restart();
     }
     feeding = false;
@@ -94,6 +94,9 @@ async function main(): Promise<void> {
     console.log(`client_failovers=${stats.failovers} operations_resubmitted=${stats.resentAfterFailover} (resent with the same ids after a failover; lost-and-resubmitted ${stats.resubmitted})`);
     console.log(`lost_operations=${stats.submitted - stats.completed - stats.failed} (goal 0)`);
     console.log(`failover_ms_max=${fmt(sorted[sorted.length - 1] ?? NaN, 0)}`);
+    if (process.env['BENCH_DEBUG']) {
+      for (const p of procs) for (const l of p.logs) if ((l['level'] as number) >= 40) console.error(JSON.stringify(l).slice(0, 400));
+    }
     console.log(`failover_ms_p50=${fmt(median(takeovers), 0)}`);
   } finally {
     await mw.close().catch(() => undefined);
