@@ -136,6 +136,7 @@ export class ContentDistributor {
   private firstRole: ((role: ElectionRole) => void) | undefined;
   /** session_factory is bound to us by a claim that has not finished yet. */
   private claimBound = false;
+  private claimActsAtOnce = false;
 
   private constructor(private readonly opts: ContentDistributorOptions) {
     this.mw = opts.mw;
@@ -222,6 +223,9 @@ export class ContentDistributor {
     // object_not_exist, or it would unbind the binding we just made)
     const refuse = (): SystemException | undefined => {
       if (this.election.admits()) return undefined;
+      // session_factory is ours and the master we replace was gone: serve at once, before master_dispatcher is
+      // rebound and we have registered with ourselves (what a client needs first is a session)
+      if (this.claimBound && this.claimActsAtOnce) return undefined;
       // alive and (about to be) master, not acting yet: backups must not take this for a dead master
       if (this.claimBound || this.election.role === 'master') return new ServerBusy('this content distributor is checking that it is still master; retry shortly');
       return new ObjectNotExist(`content distributor ${this.opts.nodeId} is not master`);
@@ -327,6 +331,7 @@ export class ContentDistributor {
 
   /** 3.3.3 then 3.1.3: bind session_factory (the election: create-if-absent), then master_dispatcher, then register. */
   private async claim(sfAor: Aor): Promise<ElectionEvent> {
+    this.claimActsAtOnce = this.election.claimActsAtOnce;
     try {
       return await this.claimSteps(sfAor);
     } finally {

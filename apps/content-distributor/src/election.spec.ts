@@ -221,6 +221,20 @@ describe('election (MS-FSCDFT 3)', () => {
     }
   });
 
+  it('the ping that decides counts: timeouts (a ping in flight at the kill), then nobody subscribed → acts at once', () => {
+    const { e, clock } = backup();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(100);
+      e.handle({ kind: 'ping-failed', reason: 'timeout', gone: false });
+    }
+    e.handle({ kind: 'resolved', binding: other(5) });
+    e.handle({ kind: 'ping-failed', reason: 'no responders', gone: true });
+    expect(e.claimActsAtOnce).toBe(true);
+    e.handle({ kind: 'unbound', removed: true });
+    e.handle({ kind: 'claimed', revision: 6 });
+    expect(e.admits()).toBe(true);
+  });
+
   it('an election ping answered busy (a master re-checking its binding) is asked again, and taken as alive when it answers', () => {
     const { e, clock, last } = setup();
     e.start();

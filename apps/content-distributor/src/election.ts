@@ -93,8 +93,8 @@ export class Election {
   private readonly fenceMs: number;
   /** Takeovers by this distributor (claims after the master it watched stopped answering). */
   takeovers = 0;
-  /** Every failed ping since the last success said the master was gone (no responders). */
-  private allGone = true;
+  /** The ping that decided an unbind found nobody serving the master (no responders): it cannot be acting. */
+  private lastGone = true;
   /** Election pings answered "busy" in a row. */
   private busyPings = 0;
   /** A new master acts from this time on (see claimed). */
@@ -121,6 +121,11 @@ export class Election {
   /** Consecutive failed __ping of the watched master. */
   get pingFailures(): number {
     return this.failures;
+  }
+
+  /** A claim now may act at once: the master it replaces was found gone (see claimed). */
+  get claimActsAtOnce(): boolean {
+    return this.lastGone;
   }
 
   start(): void {
@@ -191,7 +196,7 @@ export class Election {
           return this.later(() => this.issue({ kind: 'resolve' }, purpose), this.retryMs);
         }
         this.busyPings = 0;
-        if (!ev.gone) this.allGone = false;
+        this.lastGone = ev.gone === true;
         // nobody answers for the bound master: remove exactly that binding (a newer one stays), then bind ourselves
         return this.issue({ kind: 'unbind', binding: action.binding }, purpose);
       case 'unbound':
@@ -201,11 +206,12 @@ export class Election {
         this.master = undefined;
         this.failures = 0;
         this.confirmedAt = this.clock.now();
-        // A master that did not answer may still be alive (stopped, slow, cut off from NATS) and act until its own
-        // check: its last confirmation was made before our unbind, so it is fenced fenceMs after that at the latest.
-        // Wait that long before acting, unless every failed ping said it was gone (no responders: it cannot act).
-        this.actingFrom = this.allGone ? 0 : this.clock.now() + this.fenceMs;
-        this.allGone = true;
+        // A master that did not answer may still be alive (stopped, slow) and act until its own check: its last
+        // confirmation was made before our unbind, so it is fenced fenceMs after that at the latest. Wait that long
+        // before acting, unless the ping that decided found nobody subscribed (killed, or cut off from NATS for
+        // longer than the pings took, which is longer than its fence).
+        this.actingFrom = this.lastGone ? 0 : this.clock.now() + this.fenceMs;
+        this.lastGone = true;
         this.setRole('master', purpose === 'recheck' ? 'the master did not answer; took over' : 'no live master was bound');
         return this.later(() => this.issue({ kind: 'check-own' }, 'check'), this.checkMasterMs);
       case 'claim-lost':
@@ -227,11 +233,9 @@ export class Election {
     if (!m) return this.issue({ kind: 'resolve' }, 'elect');
     if (ev.kind === 'ping-ok') {
       this.failures = 0;
-      this.allGone = true;
       return this.later(() => this.issue({ kind: 'ping', binding: m }, 'watch'), this.pingIntervalMs);
     }
     this.failures++;
-    if (ev.kind === 'ping-failed' && !ev.gone) this.allGone = false;
     if (this.failures < this.maxPingFailures) return this.later(() => this.issue({ kind: 'ping', binding: m }, 'watch'), this.pingIntervalMs);
     // three in a row: resolve again and ping whatever is bound (another backup may have won)
     this.setRole('electing', `the master did not answer ${this.failures} pings`);
