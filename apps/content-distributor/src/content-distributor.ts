@@ -729,7 +729,7 @@ export class ContentDistributor {
 
   // ---- sessions: dispatcher_node (MS-FSCDFT 3.5.4) and session_factory (forwarding, ours) ----
 
-  private async createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean): Promise<Aor> {
+  private async createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate = false): Promise<Aor> {
     if (!this.collections.has(collection)) {
       throw new UnknownCollection(`collection "${collection}" is not configured (known: ${[...this.collections].join(', ') || 'none'})`, { collection });
     }
@@ -746,7 +746,9 @@ export class ContentDistributor {
     const { proxy: factory } = await this.mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
     const sink = callback ?? this.callbackSink;
     if (!sink) throw new SystemResourceError('content distributor is not started');
-    const coreSession = await factory.create(id, collection, sink);
+    // 3.5.4.1-3.5.4.3: create_session and create call the indexer's create, recreate its recreate (which takes over
+    // the session's callbacks: a recreate carries no callback of its own, so they come to this node)
+    const coreSession = recreate ? await factory.recreate(id, collection, sink) : await factory.create(id, collection, sink);
     const port = this.opts.basePort + (external ? EXTERNAL_SESSION_PORT_OFFSET : INTERNAL_PORT_OFFSET);
     const session: FeedingSession = {
       id,
@@ -807,7 +809,7 @@ export class ContentDistributor {
     return {
       create_session: (id, collection, callback, _g: GuaranteeSet) => this.createSessionHere(id, collection, callback, false),
       create: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external),
-      recreate: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external),
+      recreate: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external, true),
       destroy_session: (id) => this.destroySessionHere(id),
       remove_sessions: async (coll) => {
         const ids = [...this.sessions.values()].filter((s) => s.collection === coll).map((s) => s.id);

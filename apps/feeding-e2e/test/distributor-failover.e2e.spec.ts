@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeedingClient, type FeedDocument } from '@esp/content-client';
-import { DISPATCHER_NAME, sessionFactoryInterface } from '@esp/interfaces';
+import { GuaranteeSet } from '@esp/codecs';
+import { DISPATCHER_NAME, EXTERNAL_SESSION_PORT_OFFSET, sessionFactoryInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer, waitFor } from '@esp/testing';
@@ -89,6 +90,16 @@ describe('content distributor failover under a continuous feed (MS-FSCDFT 3, sep
     // the item processors found the new distributors (MS-FSDPD 3.4.6)
     const reRegistered = procs.filter((p) => p.logs.some((l) => l['msg'] === 'reregistering' && String(l['reason']).includes('procserver_handler is gone')));
     expect(reRegistered.length).toBe(3);
+    // the new master forwards: recreate of the client's id returns the existing session (found with get_sessions on
+    // the node that holds it), twice the same; create with external_client puts a new session on base port + 391
+    const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
+    const none = new GuaranteeSet({ guarantees: [] });
+    const again = await factory.recreate(feeding.sessionId, 'fo', none, 0, false);
+    expect(again.object_id).toMatch(new RegExp(`^session_[12]_${feeding.sessionId}$`));
+    expect(await factory.recreate(feeding.sessionId, 'fo', none, 0, false)).toEqual(again);
+    const external = await factory.create(feeding.sessionId + 1, 'fo', none, 0, true);
+    expect(external.port).toBe(16000 + EXTERNAL_SESSION_PORT_OFFSET);
+    await factory.destroy_session(feeding.sessionId + 1);
     await feeding.close();
   }, 180_000);
 });
