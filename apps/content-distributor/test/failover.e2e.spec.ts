@@ -32,6 +32,8 @@ describe('content distributor election: three distributors as processes (MS-FSCD
       entry: ENTRY,
       args: ['--nats', ns.url, '--node-id', String(node), '--collections', 'news', '--ping-interval-ms', String(PING_MS), '--check-master-ms', String(PING_MS)],
       startTimeoutMs: 60_000,
+      // the backups' "master answered __ping" lines are at debug
+      env: { LOG_LEVEL: 'debug' },
     });
 
   /** Which distributors answer __ping on their session_factory object now (acting as master). */
@@ -142,12 +144,14 @@ describe('content distributor election: three distributors as processes (MS-FSCD
       const kind = i % 4 === 1 || i % 4 === 2 ? 'stop' : i % 4 === 0 ? 'kill' : 'kill+nats-restart';
       kinds.push(kind);
       if (kind === 'stop') {
-        const backupLines = master.logs.filter((l) => l['msg'] === 'content distributor is backup').length;
         master.signal('SIGSTOP');
         await newMaster(m);
+        const continuedAt = Date.now();
         master.signal('SIGCONT');
-        // the stopped-then-continued master steps down and becomes a backup of the new one
-        await waitFor(() => master.logs.filter((l) => l['msg'] === 'content distributor is backup').length > backupLines, 15_000).catch((err: Error) => {
+        // the stopped-then-continued master steps down and becomes a backup of the new one (by time, not by count:
+        // ChildService keeps only the latest lines)
+        const steppedDown = () => master.logs.some((l) => l['msg'] === 'content distributor is backup' && Date.parse(String(l['time'])) >= continuedAt);
+        await waitFor(steppedDown, 15_000).catch((err: Error) => {
           for (const [n, c] of cds.entries()) process.stdout.write(`--- cd ${n}\n${c.logs.filter((l) => l['msg'] !== 'master answered __ping').slice(-25).map((l) => JSON.stringify(l)).join('\n')}\n`);
           throw err;
         });
