@@ -249,10 +249,6 @@ export class ContentDistributor {
 
   private onRole(role: ElectionRole, why: string): void {
     if (role === 'master') {
-      // a new master knows no dispatcher nodes but its own; the backups register when they find it
-      this.dispatcherNodes.clear();
-      this.sessionHomes.clear();
-      this.procserverNames.clear();
       this.log.info({ node: this.opts.nodeId, role, why, takeovers: this.election.takeovers }, 'content distributor is master');
     } else if (role === 'backup') {
       this.masterBindings = [];
@@ -332,6 +328,9 @@ export class ContentDistributor {
   /** 3.3.3 then 3.1.3: bind session_factory (the election: create-if-absent), then master_dispatcher, then register. */
   private async claim(sfAor: Aor): Promise<ElectionEvent> {
     this.claimActsAtOnce = this.election.claimActsAtOnce;
+    // The dispatcher node state is kept from any earlier time as master: an entry of a node that is gone fails fast
+    // (no responders) and is dropped when used, and one that registered while this claim finishes must not be lost.
+    // The backups register again when they find the new master.
     try {
       return await this.claimSteps(sfAor);
     } finally {
@@ -404,9 +403,12 @@ export class ContentDistributor {
         // every node runs a procserver_handler under its node id; this master's own is always there. A node without
         // any item processor (one that came back after a failover, say) gets the next one: sessions placed on it
         // could not be fed otherwise.
-        const ids = [this.opts.nodeId, ...this.dispatcherNodes.keys()];
-        const loads = await Promise.all(ids.map((id) => (id === this.opts.nodeId ? this.load : (this.dispatcherNodes.get(id)?.get_load().catch(() => -1) ?? -1))));
-        const empty = ids.filter((_, i) => loads[i] === NO_PROCESSORS_LOAD);
+        const known = [this.opts.nodeId, ...this.dispatcherNodes.keys()];
+        const loads = await Promise.all(known.map((id) => (id === this.opts.nodeId ? this.load : (this.dispatcherNodes.get(id)?.get_load().catch(() => -1) ?? -1))));
+        // a node that does not answer is gone: drop it rather than send an item processor there
+        for (const [i, id] of known.entries()) if (loads[i] === -1) this.dispatcherNodes.delete(id);
+        const ids = known.filter((_, i) => loads[i] !== -1);
+        const empty = ids.filter((id) => loads[known.indexOf(id)] === NO_PROCESSORS_LOAD);
         if (empty.length) return empty[this.procserverNames.size % empty.length] as number;
         return ids[this.procserverNames.size % ids.length] ?? ASSIGN_DISPATCHER_NONE_AVAILABLE;
       },
