@@ -261,9 +261,14 @@ export class FeedingClient {
     this.opts.log.warn({ session: this.sessionId, reason, same_session: same, resend: ids.length, ms: Date.now() - started }, 'session opened again through the master');
     this.stats.resentAfterFailover += ids.length;
     for (let i = 0; i < ids.length; i += this.batchSize) {
-      const chunk = ids.slice(i, i + this.batchSize);
-      const ops = chunk.map((id) => toOperation(id, (this.pending.get(id) as PendingOp).doc));
-      await this.deliver(new OperationSet({ completed_op_id: this.completedOpId, operations: ops }));
+      // an operation whose final status came while the previous chunk was being sent needs no copy
+      const ops = ids
+        .slice(i, i + this.batchSize)
+        .flatMap((id) => {
+          const p = this.pending.get(id);
+          return p ? [toOperation(id, p.doc)] : [];
+        });
+      if (ops.length) await this.deliver(new OperationSet({ completed_op_id: this.completedOpId, operations: ops }));
     }
   }
 
