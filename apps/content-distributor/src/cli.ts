@@ -18,6 +18,9 @@ Options:
   --lease-seconds <n>     Lease Timeout of item processors, MS-FSDPD 3.5.2 (default: 300)
   --heartbeat-ms <n>      heartbeat interval of item processors, PPP (default: 1000)
   --liveness <n>          silent heartbeat intervals before an item processor is declared dead (default: 3)
+  --ping-interval-ms <n>  check-for-master timer of a backup: __ping of the master, MS-FSCDFT 3.4.2 (default: 5000);
+                          three failures in a row and the backup takes over
+  --check-master-ms <n>   check-master-status timer of the master, MS-FSCDFT 3.3.2 (default: 5000)
   --wait                  keep retrying until NATS is reachable
   -h, --help              show this help
 `;
@@ -33,6 +36,8 @@ export interface DistributorCli {
   leaseSeconds: number;
   heartbeatMs: number;
   liveness: number;
+  pingIntervalMs: number;
+  checkMasterMs: number;
   wait: boolean;
 }
 
@@ -52,6 +57,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'lease-seconds': { type: 'string' },
       'heartbeat-ms': { type: 'string' },
       liveness: { type: 'string' },
+      'ping-interval-ms': { type: 'string' },
+      'check-master-ms': { type: 'string' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -65,7 +72,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const leaseSeconds = integerOption('lease-seconds', values['lease-seconds'], 300, 1, 86_400);
   const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
   const liveness = integerOption('liveness', values.liveness, 3, 1, 1000);
-  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness]) if (typeof v === 'string') return { kind: 'error', message: v };
+  const pingIntervalMs = integerOption('ping-interval-ms', values['ping-interval-ms'], 5000, 10, 600_000);
+  const checkMasterMs = integerOption('check-master-ms', values['check-master-ms'], 5000, 10, 600_000);
+  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs]) if (typeof v === 'string') return { kind: 'error', message: v };
   const configService = values['config-service'] ?? false;
   const collections = new Set((values.collections ?? (values.config || configService ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
   if (values.config) {
@@ -81,5 +90,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   }
   if (collections.size === 0 && !configService) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, wait: values.wait ?? false };
+  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, wait: values.wait ?? false };
 }

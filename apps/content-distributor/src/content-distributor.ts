@@ -21,17 +21,20 @@ import {
   UnknownCollection,
   UnknownSession,
   ASSIGN_DISPATCHER_NONE_AVAILABLE,
+  ResolveException,
+  sameObject,
   type Aor,
   type Implementation,
   type InterfaceDef,
   type ProxyOf,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
+import { BadParameter, CallTimeout, ObjectNotExist, ServerBusy, type Middleware, type ServerObject, type SystemException } from '@esp/middleware';
 import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, livenessSubject, parsePppMessage, PppFrameError } from '@esp/ppp';
 import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
 import { CallbackSender } from './callback-sender';
 import { fixedCollections, type CollectionHolder } from './collection-holder';
+import { Election, type ElectionAction, type ElectionEvent, type ElectionRole } from './election';
 import { ProcessorLiveness } from './liveness';
 import { lostOperationSets } from './lost-operations';
 import { docIdOf } from './operation-ids';
@@ -59,6 +62,12 @@ export interface ContentDistributorOptions {
    * processor dead: the node-controller restart hook.
    */
   onLeaseExpired?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
+  /** Check-for-master timer of a backup: __ping of the master every interval (MS-FSCDFT 3.4.2, default 5000 ms). */
+  pingIntervalMs?: number;
+  /** Check-master-status timer of the master (MS-FSCDFT 3.3.2, default 5000 ms). */
+  checkMasterMs?: number;
+  /** Deadline of one __ping of the master (default: the ping interval, at least 250 ms). */
+  pingTimeoutMs?: number;
 }
 
 interface FeedingSession {
@@ -71,6 +80,9 @@ interface FeedingSession {
   completedOpId: number;
 }
 
+/** get_load of a node without a live item processor: the highest long, so no session is placed there while another can feed. */
+const NO_PROCESSORS_LOAD = 2 ** 31 - 1;
+
 const INDEXING_ONLY = () => new SubsystemIdSet({ ids: ['indexing'] });
 
 /** The batch of a processor declared dead, waiting for another processor. */
@@ -82,9 +94,11 @@ interface OrphanBatch {
 }
 
 /**
- * A content distributor (MS-FSDPD 3.3 and 3.5 server side, MS-FSCDFT 3.3 / 3.5 objects): master_dispatcher,
- * procserver_handler, session_factory and dispatcher_node; feeding sessions; dispatch of batches to free item
- * processors; Lease Timeout with lost operations reported through the indexer. One master in this version.
+ * A content distributor (MS-FSDPD 3.3 and 3.5 server side, MS-FSCDFT 3): master_dispatcher, procserver_handler,
+ * session_factory and dispatcher_node; feeding sessions; dispatch of batches to free item processors; Lease Timeout
+ * with lost operations reported through the indexer. Several run; the election (./election) makes one master, the
+ * others backups that __ping it and take over when it stops answering. session_factory and master_dispatcher are
+ * activated on every node but answer only while the election admits this node as master.
  */
 export class ContentDistributor {
   private readonly pool: ProcessorPool;
@@ -115,6 +129,17 @@ export class ContentDistributor {
   private unsubscribeLiveness: (() => Promise<void>) | undefined;
   /** PPP messages on the liveness subject that were not READY / HEARTBEAT of a processor. */
   malformedLiveness = 0;
+  private readonly election: Election;
+  private sfObject: ServerObject<typeof sessionFactoryInterface> | undefined;
+  private mdObject: ServerObject<typeof masterDispatcherInterface> | undefined;
+  /** Our master bindings (session_factory, master_dispatcher) while master: what stop() removes. */
+  private masterBindings: { type: string; revision: number }[] = [];
+  /** AORs of the session_factory bindings the election saw, by revision (the machine only knows revisions). */
+  private readonly seen = new Map<number, Aor>();
+  private firstRole: ((role: ElectionRole) => void) | undefined;
+  /** session_factory is bound to us by a claim that has not finished yet. */
+  private claimBound = false;
+  private claimActsAtOnce = false;
 
   private constructor(private readonly opts: ContentDistributorOptions) {
     this.mw = opts.mw;
@@ -128,6 +153,17 @@ export class ContentDistributor {
       clock: this.clock,
       onDead: (name) => void this.onDeclaredDead(name),
     });
+    this.election = new Election({
+      clock: this.clock,
+      pingIntervalMs: opts.pingIntervalMs ?? 5000,
+      checkMasterMs: opts.checkMasterMs ?? 5000,
+      perform: (a) => void this.perform(a).then((ev) => this.election.handle(ev)),
+      onRole: (role, why) => this.onRole(role, why),
+    });
+  }
+
+  get role(): ElectionRole {
+    return this.election.role;
   }
 
   static async start(opts: ContentDistributorOptions): Promise<ContentDistributor> {
@@ -185,18 +221,159 @@ export class ContentDistributor {
       throw new AlreadyBound(`another content distributor already serves node id ${this.opts.nodeId} on ${this.mw.host}, base port ${this.opts.basePort}; give this one another --node-id or --base-port`);
     }
     this.unsubscribeLiveness = await this.mw.bus.subscribe(livenessSubject(this.opts.nodeId), (m) => this.onLivenessMessage(m.data));
-    const sf = await this.activate(sessionFactoryInterface, this.sessionFactoryImpl(), `session_factory_${this.opts.nodeId}`, DISPATCHER_NAME);
-    const md = await this.activate(masterDispatcherInterface, this.masterDispatcherImpl(), `master_dispatcher_${this.opts.nodeId}`, DISPATCHER_NAME);
+    // answer only while the election admits us as master (a stale master answers object_not_exist at once)
+    // (between our bind of session_factory and the end of the claim a backup that resolves us gets server_busy, not
+    // object_not_exist, or it would unbind the binding we just made)
+    const refuse = (): SystemException | undefined => {
+      if (this.election.admits()) return undefined;
+      // session_factory is ours and the master we replace was gone: serve at once, before master_dispatcher is
+      // rebound and we have registered with ourselves (what a client needs first is a session)
+      if (this.claimBound && this.claimActsAtOnce) return undefined;
+      // alive and (about to be) master, not acting yet: backups must not take this for a dead master
+      if (this.claimBound || this.election.role === 'master') return new ServerBusy('this content distributor is checking that it is still master; retry shortly');
+      return new ObjectNotExist(`content distributor ${this.opts.nodeId} is not master`);
+    };
+    this.sfObject = await this.mw.activate(sessionFactoryInterface, this.sessionFactoryImpl(), { object_id: `session_factory_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, refuse });
+    this.mdObject = await this.mw.activate(masterDispatcherInterface, this.masterDispatcherImpl(), { object_id: `master_dispatcher_${this.opts.nodeId}`, port: this.port, name: DISPATCHER_NAME, refuse });
+    this.objects.push(this.sfObject as unknown as ServerObject<InterfaceDef>, this.mdObject as unknown as ServerObject<InterfaceDef>);
     const dn = await this.activate(dispatcherNodeInterface, this.dispatcherNodeImpl(), `dispatcher_node_${this.opts.nodeId}`, nodeName);
     const ph = await this.activate(procserverHandlerInterface, this.procserverHandlerImpl(), `procserver_handler_${this.opts.nodeId}`, nodeName);
     this.callbackSink = (await this.activate(operationCallbackInterface, { callback: () => undefined }, `callback_sink_${this.opts.nodeId}`, '')).aor;
-    await this.bindOrTakeOver(DISPATCHER_NAME, sessionFactoryInterface, sf.aor);
-    await this.bindOrTakeOver(DISPATCHER_NAME, masterDispatcherInterface, md.aor);
+    // the node's own objects first (3.5.3): whoever becomes master resolves them at register_dispatcher
     await this.bindOrTakeOver(nodeName, dispatcherNodeInterface, dn.aor);
     await this.bindOrTakeOver(nodeName, procserverHandlerInterface, ph.aor);
+    const decided = new Promise<ElectionRole>((resolve) => (this.firstRole = resolve));
+    this.election.start();
+    const role = await decided;
+    this.log.info({ node: this.opts.nodeId, port: this.port, role, collections: this.collections.names() }, `content distributor started as ${role}`);
+  }
+
+  // ---- the election's actions on the bus (MS-FSCDFT 3.3.5, 3.4.3-3.4.5) ----
+
+  private onRole(role: ElectionRole, why: string): void {
+    if (role === 'master') {
+      this.log.info({ node: this.opts.nodeId, role, why, takeovers: this.election.takeovers }, 'content distributor is master');
+    } else if (role === 'backup') {
+      this.masterBindings = [];
+      this.log.info({ node: this.opts.nodeId, role, why, master: this.seen.get(this.election.watched?.revision ?? -1) }, 'content distributor is backup');
+    } else {
+      this.log.info({ node: this.opts.nodeId, role, why }, `election: ${role}`);
+    }
+    if ((role === 'master' || role === 'backup') && this.firstRole) {
+      this.firstRole(role);
+      this.firstRole = undefined;
+    }
+  }
+
+  private get electionDeadlineMs(): number {
+    return Math.max(2000, 2 * (this.opts.pingIntervalMs ?? 5000));
+  }
+
+  private async perform(a: ElectionAction): Promise<ElectionEvent> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<ElectionEvent>((resolve) => {
+      timer = setTimeout(() => resolve(failed(a, `no answer within ${this.electionDeadlineMs} ms`)), this.electionDeadlineMs);
+      timer.unref?.();
+    });
+    try {
+      return await Promise.race([this.performNow(a).catch((err: unknown) => failed(a, (err as Error).message)), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async performNow(a: ElectionAction): Promise<ElectionEvent> {
+    const sfAor = this.sfObject?.aor;
+    if (!sfAor) return failed(a, 'not started');
+    switch (a.kind) {
+      case 'resolve':
+      case 'check-own': {
+        try {
+          const b = await this.mw.names.resolve(DISPATCHER_NAME, sessionFactoryInterface.type, sessionFactoryInterface.version);
+          this.seen.set(b.revision, b.aor);
+          if (this.seen.size > 64) this.seen.delete(this.seen.keys().next().value as number);
+          return { kind: 'resolved', binding: { revision: b.revision, own: sameObject(b.aor, sfAor) } };
+        } catch (err) {
+          if (err instanceof ResolveException) return { kind: 'resolved', binding: null };
+          throw err;
+        }
+      }
+      case 'ping': {
+        const aor = this.seen.get(a.binding.revision);
+        if (!aor) return { kind: 'ping-failed', reason: 'binding not known' };
+        // a watching backup gives the master one interval; an election ping (before unbinding someone) more: a gone
+        // process fails at once with object_not_exist anyway, and a slow one must not be unbound while it answers
+        const watchMs = this.opts.pingTimeoutMs ?? Math.max(250, this.opts.pingIntervalMs ?? 5000);
+        const timeoutMs = this.election.role === 'backup' ? watchMs : Math.max(1000, 2 * watchMs);
+        try {
+          await this.mw.proxy(sessionFactoryInterface, aor, { timeoutMs }).__ping();
+          if (this.election.role === 'backup') this.log.debug({ master: `${aor.host}:${aor.port}/${aor.object_id}` }, 'master answered __ping');
+          return { kind: 'ping-ok' };
+        } catch (err) {
+          return { kind: 'ping-failed', reason: (err as Error).message, gone: err instanceof ObjectNotExist, busy: err instanceof ServerBusy };
+        }
+      }
+      case 'unbind': {
+        const r = await this.mw.names.unbind(DISPATCHER_NAME, sessionFactoryInterface.type, a.binding.revision);
+        this.log.warn({ revision: a.binding.revision, removed: r.removed, stale: this.seen.get(a.binding.revision) }, 'unbound the session_factory of a master that did not answer');
+        return { kind: 'unbound', removed: r.removed };
+      }
+      case 'claim':
+        return this.claim(sfAor);
+      case 'register': {
+        const { proxy } = await this.mw.names.resolveProxy(masterDispatcherInterface, DISPATCHER_NAME, { timeoutMs: this.electionDeadlineMs });
+        await proxy.register_dispatcher(this.opts.nodeId);
+        return { kind: 'registered' };
+      }
+    }
+  }
+
+  /** 3.3.3 then 3.1.3: bind session_factory (the election: create-if-absent), then master_dispatcher, then register. */
+  private async claim(sfAor: Aor): Promise<ElectionEvent> {
+    this.claimActsAtOnce = this.election.claimActsAtOnce;
+    // The dispatcher node state is kept from any earlier time as master: an entry of a node that is gone fails fast
+    // (no responders) and is dropped when used, and one that registered while this claim finishes must not be lost.
+    // The backups register again when they find the new master.
+    try {
+      return await this.claimSteps(sfAor);
+    } finally {
+      this.claimBound = false;
+    }
+  }
+
+  private async claimSteps(sfAor: Aor): Promise<ElectionEvent> {
+    let sfRevision: number;
+    try {
+      sfRevision = (await this.mw.names.bind(DISPATCHER_NAME, sfAor)).revision;
+      this.claimBound = true;
+    } catch (err) {
+      if (err instanceof AlreadyBound) return { kind: 'claim-lost' };
+      throw err;
+    }
+    const mdAor = this.mdObject?.aor;
+    if (!mdAor) return failed({ kind: 'claim' }, 'not started');
+    // the previous master's master_dispatcher binding stays behind it: replace exactly the one we see
+    let mdRevision = -1;
+    for (let attempt = 0; attempt < 5 && mdRevision < 0; attempt++) {
+      const held = await this.mw.names.resolve(DISPATCHER_NAME, masterDispatcherInterface.type, masterDispatcherInterface.version).catch((err: unknown) => {
+        if (err instanceof ResolveException) return undefined;
+        throw err;
+      });
+      if (held && !sameObject(held.aor, mdAor)) await this.mw.names.unbind(DISPATCHER_NAME, masterDispatcherInterface.type, held.revision);
+      try {
+        mdRevision = (await this.mw.names.bind(DISPATCHER_NAME, mdAor)).revision;
+      } catch (err) {
+        if (!(err instanceof AlreadyBound)) throw err;
+      }
+    }
+    if (mdRevision < 0) return failed({ kind: 'claim' }, 'could not bind master_dispatcher');
+    this.masterBindings = [
+      { type: sessionFactoryInterface.type, revision: sfRevision },
+      { type: masterDispatcherInterface.type, revision: mdRevision },
+    ];
     // register_dispatcher(node_id) on the master, which is us
     await this.registerDispatcher(this.opts.nodeId);
-    this.log.info({ node: this.opts.nodeId, port: this.port, collections: this.collections.names() }, 'content distributor is master');
+    return { kind: 'claimed', revision: sfRevision };
   }
 
   // ---- master_dispatcher (MS-FSDPD 3.3, MS-FSCDFT 3.1) ----
@@ -224,10 +401,18 @@ export class ContentDistributor {
         this.procserverNames.add(name);
         this.log.info({ procserver: name }, 'item processor registered with master');
       },
-      assign_dispatcher: (name) => {
+      assign_dispatcher: async (name) => {
         if (!this.procserverNames.has(name)) this.procserverNames.add(name);
-        // every node runs a procserver_handler under its node id; this master's own is always there
-        const ids = [this.opts.nodeId, ...this.dispatcherNodes.keys()];
+        // every node runs a procserver_handler under its node id; this master's own is always there. A node without
+        // any item processor (one that came back after a failover, say) gets the next one: sessions placed on it
+        // could not be fed otherwise.
+        const known = [this.opts.nodeId, ...this.dispatcherNodes.keys()];
+        const loads = await Promise.all(known.map((id) => (id === this.opts.nodeId ? this.load : (this.dispatcherNodes.get(id)?.get_load().catch(() => -1) ?? -1))));
+        // a node that does not answer is gone: drop it rather than send an item processor there
+        for (const [i, id] of known.entries()) if (loads[i] === -1) this.dispatcherNodes.delete(id);
+        const ids = known.filter((_, i) => loads[i] !== -1);
+        const empty = ids.filter((id) => loads[known.indexOf(id)] === NO_PROCESSORS_LOAD);
+        if (empty.length) return empty[this.procserverNames.size % empty.length] as number;
         return ids[this.procserverNames.size % ids.length] ?? ASSIGN_DISPATCHER_NONE_AVAILABLE;
       },
       unregister_procserver: (name) => {
@@ -549,7 +734,7 @@ export class ContentDistributor {
 
   // ---- sessions: dispatcher_node (MS-FSCDFT 3.5.4) and session_factory (forwarding, ours) ----
 
-  private async createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean): Promise<Aor> {
+  private async createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate = false): Promise<Aor> {
     if (!(await this.collections.has(collection))) {
       throw new UnknownCollection(`collection "${collection}" is not configured (known: ${this.collections.names().join(', ') || 'none'})`, { collection });
     }
@@ -566,7 +751,9 @@ export class ContentDistributor {
     const { proxy: factory } = await this.mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
     const sink = callback ?? this.callbackSink;
     if (!sink) throw new SystemResourceError('content distributor is not started');
-    const coreSession = await factory.create(id, collection, sink);
+    // 3.5.4.1-3.5.4.3: create_session and create call the indexer's create, recreate its recreate (which takes over
+    // the session's callbacks: a recreate carries no callback of its own, so they come to this node)
+    const coreSession = recreate ? await factory.recreate(id, collection, sink) : await factory.create(id, collection, sink);
     const port = this.opts.basePort + (external ? EXTERNAL_SESSION_PORT_OFFSET : INTERNAL_PORT_OFFSET);
     const session: FeedingSession = {
       id,
@@ -614,7 +801,12 @@ export class ContentDistributor {
     this.log.info({ session: id, collection: s.collection }, 'session destroyed');
   }
 
+  /**
+   * The load state (3.5.1): sessions plus batches in flight. A node with no live item processor can feed nothing, so
+   * it reports the highest load and gets a session only when no node has processors (yet).
+   */
   private get load(): number {
+    if (this.pool.all().every((p) => p.dead || p.terminating)) return NO_PROCESSORS_LOAD;
     return this.sessions.size + this.pool.inFlightBatches;
   }
 
@@ -622,7 +814,7 @@ export class ContentDistributor {
     return {
       create_session: (id, collection, callback, _g: GuaranteeSet) => this.createSessionHere(id, collection, callback, false),
       create: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external),
-      recreate: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external),
+      recreate: (id, collection, _g, _p, external) => this.createSessionHere(id, collection, undefined, external, true),
       destroy_session: (id) => this.destroySessionHere(id),
       remove_sessions: async (coll) => {
         const ids = [...this.sessions.values()].filter((s) => s.collection === coll).map((s) => s.id);
@@ -641,28 +833,72 @@ export class ContentDistributor {
       const load = await proxy.get_load().catch(() => Number.POSITIVE_INFINITY);
       if (load < best.load) best = { id, load, node: proxy };
     }
+    if (best.load >= NO_PROCESSORS_LOAD && (await this.discoverNodes()) > 0) return this.leastLoadedNode();
     return best;
   }
 
+  /**
+   * Just after a takeover the backups have not registered yet (each registers when it notices the new master), and
+   * the item processors are on their nodes. Rather than put a session on a node that has none, look up the
+   * dispatcher_node bindings and take in the nodes that answer, as register_dispatcher would. Returns how many.
+   */
+  private async discoverNodes(): Promise<number> {
+    const bindings = await this.mw.names.list(`${DISPATCHER_NAME}/`).catch(() => []);
+    let added = 0;
+    for (const b of bindings) {
+      if (b.aor.interface_type !== dispatcherNodeInterface.type) continue;
+      const id = Number(b.name.slice(DISPATCHER_NAME.length + 1));
+      if (!Number.isInteger(id) || id === this.opts.nodeId || this.dispatcherNodes.has(id)) continue;
+      const proxy = this.mw.proxy(dispatcherNodeInterface, b.aor, { timeoutMs: 5000 });
+      const load = await proxy.get_load().catch(() => undefined);
+      if (load === undefined) continue;
+      this.dispatcherNodes.set(id, proxy);
+      added++;
+      this.log.info({ node: id, load }, 'dispatcher node found in the name server before it registered');
+    }
+    return added;
+  }
+
+  /**
+   * Where session `id` lives: the node recorded for it, else the node whose get_sessions lists it (a session created
+   * under a previous master), else none.
+   */
+  private async homeOf(id: number): Promise<{ id: number; node: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface> } | undefined> {
+    const home = this.sessionHomes.get(id);
+    if (home === this.opts.nodeId || this.sessions.has(id)) return { id: this.opts.nodeId, node: this.dispatcherNodeImpl() };
+    const known = home === undefined ? undefined : this.dispatcherNodes.get(home);
+    if (home !== undefined && known) return { id: home, node: known };
+    for (const [nid, proxy] of this.dispatcherNodes) {
+      const ids = await proxy.get_sessions().catch(() => [] as number[]);
+      if (ids.includes(id)) return { id: nid, node: proxy };
+    }
+    return undefined;
+  }
+
   private sessionFactoryImpl(): Implementation<typeof sessionFactoryInterface> {
+    // MS-FSCDFT 3.3.4 / 3.6: the master forwards to the node that holds the session, else the least loaded one; a
+    // node that is gone (object_not_exist) is dropped from the dispatcher node state and the call goes elsewhere
     const forward = async <T>(id: number, call: (n: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface>) => T | Promise<T>) => {
-      const home = this.sessionHomes.get(id);
-      const remote = home === undefined ? undefined : this.dispatcherNodes.get(home);
-      const target =
-        home !== undefined && home !== this.opts.nodeId && remote
-          ? { id: home, node: remote }
-          : home === this.opts.nodeId
-            ? { id: home, node: this.dispatcherNodeImpl() }
-            : await this.leastLoadedNode();
-      const r = await call(target.node);
-      this.sessionHomes.set(id, target.id);
-      return r;
+      for (let attempt = 0; ; attempt++) {
+        const target = (await this.homeOf(id)) ?? (await this.leastLoadedNode());
+        try {
+          const r = await call(target.node);
+          this.sessionHomes.set(id, target.id);
+          return r;
+        } catch (err) {
+          if (!(err instanceof ObjectNotExist) || target.id === this.opts.nodeId || attempt >= 3) throw err;
+          this.log.warn({ node: target.id, session: id }, 'dispatcher node is gone; dropping it');
+          this.dispatcherNodes.delete(target.id);
+          this.sessionHomes.delete(id);
+        }
+      }
     };
     return {
       create_session: (id, collection, callback, g, priority) => forward(id, (n) => n.create_session(id, collection, callback, g, priority)),
       create: (id, collection, g, priority, external) => forward(id, (n) => n.create(id, collection, g, priority, external)),
       recreate: (id, collection, g, priority, external) => forward(id, (n) => n.recreate(id, collection, g, priority, external)),
       destroy_session: async (id) => {
+        if (!(await this.homeOf(id))) return;
         await forward(id, (n) => n.destroy_session(id));
         this.sessionHomes.delete(id);
       },
@@ -676,6 +912,14 @@ export class ContentDistributor {
     this.shuttingDown = true;
     const deadline = Date.now() + timeoutMs;
     while (this.pool.inFlightBatches > 0 && Date.now() < deadline) await sleep(50);
+    const wasMaster = this.election.role === 'master';
+    this.election.stop();
+    // a master that leaves removes its bindings (only if still its own), so a backup takes over at its next check
+    if (wasMaster) {
+      for (const b of this.masterBindings) {
+        await this.mw.names.unbind(DISPATCHER_NAME, b.type, b.revision).catch((err: Error) => this.log.warn({ err: err.message }, 'unbind failed'));
+      }
+    }
     for (const b of this.bindings.reverse()) {
       await this.mw.names.unbind(b.name, b.type, b.revision).catch((err: Error) => this.log.warn({ name: b.name, err: err.message }, 'unbind failed'));
     }
@@ -690,5 +934,22 @@ export class ContentDistributor {
   get stats(): { processors: number; busy: number; dead: number; sessions: number; batches: number } {
     const dead = this.pool.all().filter((p) => p.dead).length;
     return { processors: this.pool.size, busy: this.pool.inFlightBatches, dead, sessions: this.sessions.size, batches: this.batchesSinceStart };
+  }
+}
+
+/** The failure event answering an action (the name server, the master or the bus did not answer). */
+function failed(a: ElectionAction, reason: string): ElectionEvent {
+  switch (a.kind) {
+    case 'resolve':
+    case 'check-own':
+      return { kind: 'resolve-failed', reason };
+    case 'ping':
+      return { kind: 'ping-failed', reason };
+    case 'unbind':
+      return { kind: 'unbind-failed', reason };
+    case 'claim':
+      return { kind: 'claim-failed', reason };
+    case 'register':
+      return { kind: 'register-failed', reason };
   }
 }

@@ -3,6 +3,7 @@
  *
  *   nx serve content-distributor
  *   tsx apps/content-distributor/src/main.ts --collections news,web --lease-seconds 300
+ *   tsx apps/content-distributor/src/main.ts --node-id 1 --ping-interval-ms 1000   # a second one: backup, takes over
  */
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
@@ -48,6 +49,8 @@ try {
     leaseMs: cli.leaseSeconds * 1000,
     heartbeatMs: cli.heartbeatMs,
     liveness: cli.liveness,
+    pingIntervalMs: cli.pingIntervalMs,
+    checkMasterMs: cli.checkMasterMs,
     // MS-FSDPD 3.5.5: restart the unresponsive item processor (Lease Timeout, or declared dead by PPP liveness)
     // through the node controller of its node
     onLeaseExpired: async (p) => {
@@ -59,7 +62,7 @@ try {
   await mw.close();
   process.exit(1);
 }
-log.info({ port: cd.port, collections: cli.configService ? `config server (${CONFIG_SERVICE_NAME})` : cli.collections }, 'ready');
+log.info({ port: cd.port, collections: cli.configService ? `config server (${CONFIG_SERVICE_NAME})` : cli.collections, role: cd.role }, 'ready');
 
 let stopping = false;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

@@ -231,6 +231,8 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     callTimeoutMs,
     clock: opts.clock,
     onRegistered: () => heartbeats.beat(),
+    // notice a distributor that is gone (a master change) within about one heartbeat interval
+    handlerCheckMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
     log,
   });
   const heartbeats: HeartbeatSender = new HeartbeatSender({

@@ -9,8 +9,8 @@ import {
   type ProxyOf,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { SystemException, type Middleware } from '@esp/middleware';
-import { Lease, backoffDelay, systemClock, type Clock } from '@esp/timers';
+import { ObjectNotExist, SystemException, type Middleware } from '@esp/middleware';
+import { Lease, backoffDelay, systemClock, type Clock, type TimerHandle } from '@esp/timers';
 
 export type MasterDispatcher = ProxyOf<typeof masterDispatcherInterface>;
 export type ProcserverHandler = ProxyOf<typeof procserverHandlerInterface>;
@@ -35,6 +35,12 @@ export interface RegistrationOptions {
   clock?: Clock;
   /** Called each time registration completes (the heartbeat sender sends READY). */
   onRegistered?: () => void;
+  /**
+   * While registered, the procserver_handler is pinged this often (default 1000 ms; 0 disables). When its content
+   * distributor is gone (object_not_exist: killed, or a master change took its node away) initialization restarts
+   * at once (MS-FSDPD 3.4.6), so an idle processor does not wait for a batch or its Reregistration Lease to notice.
+   */
+  handlerCheckMs?: number;
   log: Logger;
 }
 
@@ -69,6 +75,7 @@ export class Registration {
   private running: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private readonly lease: Lease;
+  private handlerTimer: TimerHandle | undefined;
   private readonly registered: Promise<void>;
   private resolveRegistered: () => void = () => undefined;
   /** The dispatcher identifier C of the last registration. */
@@ -162,6 +169,7 @@ export class Registration {
       this.opts.log.info({ dispatcher_id: this.dispatcherId, registrations: this.registrations }, 'registered with the content distributor');
       this.resolveRegistered();
       this.opts.onRegistered?.();
+      this.watchHandler();
       return;
     }
   }
@@ -186,6 +194,24 @@ export class Registration {
     this.atHandler = true;
     await handler.register_procserver(aor, name, this.opts.hostname, this.opts.pid, REQUIRED_PRIORITY);
     this.dispatcherId = id;
+  }
+
+  private watchHandler(): void {
+    const every = this.opts.handlerCheckMs ?? 1000;
+    const clock = this.opts.clock ?? systemClock;
+    if (every <= 0 || this.handlerTimer) return;
+    this.handlerTimer = clock.setTimeout(() => {
+      this.handlerTimer = undefined;
+      const handler = this.handler;
+      if (this.state !== 'registered' || !handler) return;
+      void handler.__ping().then(
+        () => this.watchHandler(),
+        (err: unknown) => {
+          if (err instanceof ObjectNotExist && this.handler === handler) this.restart('procserver_handler is gone (its content distributor stopped)');
+          else this.watchHandler();
+        },
+      );
+    }, every);
   }
 
   private async unregisterAtHandler(): Promise<void> {
@@ -227,6 +253,8 @@ export class Registration {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
     this.lease.cancel();
+    if (this.handlerTimer) (this.opts.clock ?? systemClock).clearTimeout(this.handlerTimer);
+    this.handlerTimer = undefined;
     this.wake?.();
     await this.running?.catch(() => undefined);
     await this.unregisterAtHandler();

@@ -213,6 +213,27 @@ describe('item processor registration with a content distributor (MS-FSDPD 3.4) 
     }
   });
 
+  it('an idle processor notices within a heartbeat interval that its procserver_handler is gone (a master change) and registers with the distributor there now (3.4.6)', async () => {
+    const cd = await FakeDistributor.start(cdMw);
+    const n = 'ip-handler-gone';
+    const { logger, lines } = capturedLogger();
+    const ip = await start(n, { heartbeatMs: 100, logger });
+    await ip.whenRegistered();
+    await cd.stop();
+    const cd2 = await FakeDistributor.start(cdMw, { dispatcherId: 2 });
+    try {
+      const t0 = Date.now();
+      await waitFor(() => ip.registration.registrations === 2, { what: 'registered with the new distributor', timeoutMs: 5000 });
+      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(ip.registration.dispatcherId).toBe(2);
+      expect(cd2.logOf(n)).toEqual(REGISTER(n));
+      expect(lines.some((l) => l['msg'] === 'reregistering' && String(l['reason']).includes('procserver_handler is gone'))).toBe(true);
+      await ip.stop();
+    } finally {
+      await cd2.stop();
+    }
+  });
+
   it('stop while still waiting for a distributor returns at once and calls nobody', async () => {
     const ip = await start('ip-give-up');
     await sleep(100);

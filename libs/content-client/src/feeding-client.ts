@@ -2,6 +2,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Action, GuaranteeSet, OperationSet, OperationState, type DocumentError, type OperationStatusInfo } from '@esp/codecs';
 import {
   DISPATCHER_NAME,
+  ResolveException,
+  sameObject,
   operationCallbackInterface,
   processingSessionInterface,
   ProcessorsBusy,
@@ -12,7 +14,7 @@ import {
   type ProxyOf,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import type { Middleware, ServerObject } from '@esp/middleware';
+import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
 import { backoffDelay, sleep } from '@esp/timers';
 import { toOperation, type FeedDocument } from './feed-document';
 
@@ -47,6 +49,13 @@ export interface FeedingClientOptions {
   /** Called with every callback as it arrives (received, secured, completed, lost), before it is applied. */
   onStatus?: (status: OperationStatusInfo) => void;
   timeoutMs?: number;
+  /**
+   * While operations await their final status, the session object is pinged this often (default 1000 ms); when its
+   * distributor is gone the client fails over at once instead of waiting for the next batch.
+   */
+  sessionCheckMs?: number;
+  /** How long a failover may look for a new master before the batch fails (default 120 s). */
+  failoverTimeoutMs?: number;
 }
 
 export interface FeedingStats {
@@ -62,6 +71,10 @@ export interface FeedingStats {
   /** Final statuses that arrived for an operation that already had one (must stay 0). */
   duplicateFinals: number;
   busyRetries: number;
+  /** Times the session was opened again after its distributor stopped answering (a master change). */
+  failovers: number;
+  /** Operations sent again, same ids, after a failover because they had no final status yet. */
+  resentAfterFailover: number;
 }
 
 interface PendingOp {
@@ -114,7 +127,15 @@ export class FeedingClient {
     inFlight: 0,
     duplicateFinals: 0,
     busyRetries: 0,
+    failovers: 0,
+    resentAfterFailover: 0,
   };
+  private sessionAor!: Aor;
+  private watchTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private failoverQueued = false;
+  /** Calls to process in flight, woken when the watch finds the session gone (a request to a killed process gets no reply). */
+  private goneWaiters = new Set<(err: Error) => void>();
   private readonly outcomes = new Map<string, DocumentOutcome>();
   private waiters: (() => void)[] = [];
   private sending: Promise<void> = Promise.resolve();
@@ -140,10 +161,115 @@ export class FeedingClient {
       { callback: (status) => this.onCallback(status) },
       { object_id: `feed-callback-${randomUUID()}`, port: 0 },
     );
-    const { proxy: factory } = await mw.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME, { timeoutMs: this.opts.timeoutMs ?? 30_000 });
-    const aor: Aor = await factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0);
-    this.session = mw.proxy(processingSessionInterface, aor, { timeoutMs: this.opts.timeoutMs ?? 30_000 });
+    this.useSession(await this.openSession());
     this.opts.log.info({ session: this.sessionId, collection: this.opts.collection }, 'feeding session open');
+    this.watch();
+  }
+
+  /**
+   * Opens (or, after a master change, opens again) session `sessionId` through whichever distributor is master now.
+   * create_session with the same id is a recreate on the distributor (it returns the session where one exists,
+   * MS-FSCDFT 3.5.4.3) and, unlike recreate, carries our callback, so the finals keep coming to this client.
+   */
+  private async openSession(timeoutMs = this.opts.timeoutMs ?? 30_000): Promise<Aor> {
+    const { proxy: factory } = await this.opts.mw.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME, { timeoutMs });
+    return factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0);
+  }
+
+  private useSession(aor: Aor): void {
+    this.sessionAor = aor;
+    this.session = this.opts.mw.proxy(processingSessionInterface, aor, { timeoutMs: this.opts.timeoutMs ?? 30_000 });
+  }
+
+  /** Pings the session while operations are pending; a session whose distributor is gone triggers a failover. */
+  private watch(): void {
+    const every = this.opts.sessionCheckMs ?? 1000;
+    const tick = async (): Promise<void> => {
+      if (this.closed) return;
+      // also while a call is in flight with nothing pending: the finals of a batch can arrive before the distributor
+      // has answered its process call, and a distributor killed then would leave the call waiting for its deadline
+      if (this.pending.size > 0 || this.goneWaiters.size > 0) {
+        const gone = await this.sessionGone();
+        if (gone) {
+          if (this.goneWaiters.size) {
+            // a batch is being sent to the dead distributor: its call would wait for its deadline; it fails over now
+            for (const w of this.goneWaiters) w(new ObjectNotExist('the session object does not answer __ping'));
+          } else if (!this.failoverQueued) {
+            // between batches: fail over in turn with the sends (the watch itself goes on, so a call in flight to a
+            // distributor that dies meanwhile is woken too)
+            this.failoverQueued = true;
+            this.sending = this.sending
+              .then(() => this.failoverIfGone())
+              // the next batch fails over again if need be; the chain of sends must not stay rejected
+              .catch((err: Error) => this.opts.log.error({ err: err.message }, 'failover failed'))
+              .finally(() => (this.failoverQueued = false));
+          }
+        }
+      }
+      if (!this.closed) {
+        this.watchTimer = setTimeout(() => void tick(), every);
+        this.watchTimer.unref?.();
+      }
+    };
+    this.watchTimer = setTimeout(() => void tick(), every);
+    this.watchTimer.unref?.();
+  }
+
+  /**
+   * Whether nobody serves our session object. A short deadline, and only no-responders counts: a ping in flight when
+   * the distributor is killed must not hold the watch for long, and a slow answer is no proof of death.
+   */
+  private sessionGone(): Promise<boolean> {
+    return this.opts.mw
+      .proxy(processingSessionInterface, this.sessionAor, { timeoutMs: Math.max(250, 4 * (this.opts.sessionCheckMs ?? 1000)) })
+      .__ping()
+      .then(
+        () => false,
+        (err: unknown) => err instanceof ObjectNotExist,
+      );
+  }
+
+  private async failoverIfGone(): Promise<void> {
+    if (await this.sessionGone()) await this.failover('the session object does not answer', this.nextOpId);
+  }
+
+  /**
+   * The distributor of our session is gone: open the session again through the (new) master and send again, with
+   * the same operation ids and in order, every operation below `before` that has no final status. The indexer is the
+   * arbiter of operation ids, so an operation that reached it before the master died is not applied twice, and each
+   * ends in exactly one final status.
+   */
+  private async failover(reason: string, before: number): Promise<void> {
+    const started = Date.now();
+    const deadline = started + (this.opts.failoverTimeoutMs ?? 120_000);
+    let aor: Aor | undefined;
+    for (let attempt = 0; !aor; attempt++) {
+      try {
+        // a short deadline: a master that dies while it handles our call must not hold the feed for the full timeout
+        aor = await this.openSession(Math.min(this.opts.timeoutMs ?? 30_000, 3000));
+      } catch (err) {
+        const transient = err instanceof ResolveException || isSessionGone(err) || (err as { retryable?: boolean }).retryable === true;
+        if (!transient || Date.now() > deadline) throw err;
+        this.opts.log.debug({ attempt, err: (err as Error).message }, 'no master to open the session again yet');
+        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 500, jitter: true }));
+      }
+    }
+    const same = sameObject(aor, this.sessionAor);
+    this.useSession(aor);
+    this.stats.failovers++;
+    const ids = same ? [] : [...this.pending.keys()].filter((id) => id < before).sort((a, b) => a - b);
+    this.opts.log.warn({ session: this.sessionId, reason, same_session: same, resend: ids.length, ms: Date.now() - started }, 'session opened again through the master');
+    this.stats.resentAfterFailover += ids.length;
+    for (let i = 0; i < ids.length; i += this.batchSize) {
+      // an operation whose final status came while the previous chunk was being sent needs no copy
+      const ops = ids
+        .slice(i, i + this.batchSize)
+        .flatMap((id) => {
+          const p = this.pending.get(id);
+          return p ? [toOperation(id, p.doc)] : [];
+        });
+      if (ops.length) await this.deliver(new OperationSet({ completed_op_id: this.completedOpId, operations: ops }));
+    }
   }
 
   get snapshot(): FeedingStats {
@@ -195,12 +321,52 @@ export class FeedingClient {
       return toOperation(opId, item.doc);
     });
     const batch = new OperationSet({ completed_op_id: this.completedOpId, operations: ops });
+    try {
+      await this.deliver(batch);
+    } catch (err) {
+      // not accepted and not retryable: each operation ends here, failed with the reason
+      this.opts.log.error({ err: (err as Error).message, ops: ops.length }, 'batch refused');
+      for (const op of ops) {
+        const p = this.pending.get(op.id);
+        if (!p) continue;
+        this.pending.delete(op.id);
+        this.finish(op.id, p, {
+          kind: 'failed',
+          opId: op.id,
+          attempts: p.attempts,
+          error: { code: -1, type: (err as Error).name, description: (err as Error).message, subsystem: 'client', suggestedAction: 'drop' },
+        });
+      }
+    }
+  }
+
+  /** Sends one batch until the session takes it: retries while busy, fails over when its distributor is gone. */
+  private async deliver(batch: OperationSet): Promise<void> {
+    const first = batch.operations[0]?.id ?? this.nextOpId;
+    const last = batch.operations[batch.operations.length - 1]?.id ?? first;
+    let timedOut = false;
     for (let attempt = 0; ; attempt++) {
+      let wake: ((err: Error) => void) | undefined;
       try {
-        await this.session.process(batch);
+        const gone = new Promise<never>((_, reject) => {
+          wake = reject;
+          this.goneWaiters.add(reject);
+        });
+        await Promise.race([this.session.process(batch), gone]);
         this.stats.batches++;
         return;
       } catch (err) {
+        if (wake) this.goneWaiters.delete(wake);
+        if (timedOut && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
+          // the call that timed out was taken after all
+          this.stats.batches++;
+          return;
+        }
+        if (isSessionGone(err)) {
+          timedOut = err instanceof CallTimeout;
+          await this.failover((err as Error).message, first);
+          continue;
+        }
         const retryable = err instanceof ProcessorsBusy || err instanceof SystemResourceError || err instanceof ShuttingDown || (err as { retryable?: boolean }).retryable === true;
         if (retryable && attempt < 10_000) {
           this.stats.busyRetries++;
@@ -210,20 +376,9 @@ export class FeedingClient {
           await sleep(backoffDelay(attempt, busy ? { initialMs: 1, maxMs: 10, jitter: true } : { initialMs: 10, maxMs: 1000, jitter: true }));
           continue;
         }
-        // not accepted and not retryable: each operation ends here, failed with the reason
-        this.opts.log.error({ err: (err as Error).message, ops: ops.length }, 'batch refused');
-        for (const op of ops) {
-          const p = this.pending.get(op.id);
-          if (!p) continue;
-          this.pending.delete(op.id);
-          this.finish(op.id, p, {
-            kind: 'failed',
-            opId: op.id,
-            attempts: p.attempts,
-            error: { code: -1, type: (err as Error).name, description: (err as Error).message, subsystem: 'client', suggestedAction: 'drop' },
-          });
-        }
-        return;
+        throw err;
+      } finally {
+        if (wake) this.goneWaiters.delete(wake);
       }
     }
   }
@@ -336,6 +491,8 @@ export class FeedingClient {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.watchTimer) clearTimeout(this.watchTimer);
     try {
       await this.session.close();
     } catch (err) {
@@ -343,4 +500,9 @@ export class FeedingClient {
     }
     await this.opts.mw.deactivate(this.callbackObject);
   }
+}
+
+/** The session's distributor does not answer: gone (no responders) or not answering in time (stopped, partitioned). */
+function isSessionGone(err: unknown): boolean {
+  return err instanceof ObjectNotExist || err instanceof CallTimeout;
 }

@@ -132,10 +132,11 @@ export class NameRegistry implements Implementation<typeof nameServerInterface> 
   async list(prefix: string): Promise<Binding[]> {
     const out: Binding[] = [];
     const keys = await this.kv.keys();
-    const wanted: string[] = [];
+    // a Set: the key listing may yield a key twice when it changes during the listing
+    const wanted = new Set<string>();
     for await (const key of keys) {
       const parsed = parseBindingKey(key);
-      if (parsed && parsed.name.startsWith(prefix)) wanted.push(key);
+      if (parsed && parsed.name.startsWith(prefix)) wanted.add(key);
     }
     for (const key of wanted) {
       const e = await this.kv.get(key);

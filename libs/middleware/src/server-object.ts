@@ -30,6 +30,12 @@ export interface ServerObjectOptions {
   queue?: string;
   /** Check results against the interface before replying (default true). */
   validateResults?: boolean;
+  /**
+   * Asked before every call, __ping included: an exception returned is the answer (object_not_exist: as if the object
+   * were not activated; server_busy: alive, not serving now). For objects that exist only while a role is held (the
+   * master's session_factory): a stale holder stops serving at once, without waiting for an unsubscribe.
+   */
+  refuse?: () => SystemException | undefined;
 }
 
 /**
@@ -120,6 +126,8 @@ export class ServerObject<I extends InterfaceDef> {
         }),
       );
     }
+    const refused = this.opts.refuse?.();
+    if (refused) return this.fail(msg, refused);
     if (req.method === '__ping') return this.reply(msg, encodeResult(null));
     const def = Object.prototype.hasOwnProperty.call(this.iface.methods, req.method) ? (this.iface.methods[req.method] as MethodDef) : undefined;
     if (!def) {

@@ -3,7 +3,7 @@ import { NatsServer } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineInterface, method } from '@esp/interfaces';
-import { CallTimeout, InternalError, Middleware, ObjectNotExist, RawBus, VersionMismatch } from '../src';
+import { CallTimeout, InternalError, Middleware, ObjectNotExist, RawBus, ServerBusy, VersionMismatch, type SystemException } from '../src';
 import { echoImpl, echoInterface } from './fixtures/echo-interface';
 
 describe('middleware RPC over a real nats-server', () => {
@@ -30,6 +30,20 @@ describe('middleware RPC over a real nats-server', () => {
     expect(await echo.add(2, 40)).toBe(42);
     expect(await echo.bytes(new Uint8Array(1000))).toBe(1000);
     await expect(echo.__ping()).resolves.toBeUndefined();
+  });
+
+  it('refuse - while the hook returns an exception, every call and __ping gets it; undefined serves again', async () => {
+    let refusal: SystemException | undefined = new ObjectNotExist('not master');
+    const gated = await server.activate(echoInterface, echoImpl, { object_id: 'gated', port: 16390, refuse: () => refusal });
+    const p = client.proxy(echoInterface, gated.aor);
+    await expect(p.__ping()).rejects.toBeInstanceOf(ObjectNotExist);
+    await expect(p.add(1, 2)).rejects.toMatchObject({ code: 'object_not_exist', message: 'not master' });
+    refusal = new ServerBusy('checking');
+    await expect(p.__ping()).rejects.toBeInstanceOf(ServerBusy);
+    refusal = undefined;
+    await expect(p.__ping()).resolves.toBeUndefined();
+    expect(await p.add(1, 2)).toBe(3);
+    await server.deactivate(gated);
   });
 
   it('the AOR carries host, port, object id, interface type and version', () => {

@@ -62,7 +62,7 @@ describe('npm start (launcher)', () => {
       expect(proc.exitCode, stderr).toBeNull();
       const stack = JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as StackJson;
       expect(stack.nats).toBe(ns.url);
-      expect(stack.processes.map((p) => p.name)).toEqual(['name-server', 'config-server', 'node-controller', 'indexer', 'content-distributor', 'item-processor-1', 'item-processor-2']);
+      expect(stack.processes.map((p) => p.name)).toEqual(['name-server', 'config-server', 'node-controller', 'indexer', 'content-distributor-1', 'content-distributor-2', 'item-processor-1', 'item-processor-2']);
       pids = stack.processes.map((p) => p.pid);
       for (const p of stack.processes) expect(p.pid, p.name).toBeGreaterThan(0);
       const byName = Object.fromEntries(stack.processes.map((p) => [p.name, p]));

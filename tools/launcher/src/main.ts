@@ -5,7 +5,7 @@
  *   npm start -- --help
  *
  * Starts the name server and the config server, then the node controller with a node profile (default:
- * tools/launcher/profiles/default.json: indexer, content distributor, two item processors), waits until the node
+ * tools/launcher/profiles/default.json: indexer, two content distributors (master and backup), two item processors), waits until the node
  * controller reports every process running, prints what runs where and writes the same as JSON to .esp/stack.json
  * (ESP_HOME overrides .esp). Ctrl-C stops everything in reverse order (the node controller stops its processes in
  * reverse profile order), letting calls in flight finish.
@@ -26,7 +26,8 @@ const HELP = `Usage: npm start [-- options]
 Starts the ESP content pipeline on this machine.
 
 Starts: the name server, the config server (collections in <home>/config), and a node controller that runs the
-node profile: by default the indexer (data in <home>/indexer), a content distributor and two item processors.
+node profile: by default the indexer (data in <home>/indexer), two content distributors (one master, one
+backup that takes over when the master fails) and two item processors.
 Then feed documents with \`npm run feed -- --collection default <files>\` and search with
 \`npm run -s search -- "words" --collection default\`.
 
