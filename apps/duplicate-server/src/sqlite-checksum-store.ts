@@ -28,7 +28,6 @@ export interface SqliteChecksumStoreOptions {
 
 export class SqliteChecksumStore implements ChecksumStore {
   private readonly open = new Map<string, Open>();
-  private depth = 0;
 
   constructor(
     private readonly dir: string,
@@ -50,13 +49,13 @@ export class SqliteChecksumStore implements ChecksumStore {
   }
 
   setConfig(name: string, config: Uint8Array): void {
-    this.db(name)
+    this.writable(name)
       .db.prepare("INSERT INTO config (id, config, state) VALUES (1, ?, 'active') ON CONFLICT(id) DO UPDATE SET config = excluded.config")
       .run(Buffer.from(config));
   }
 
   setState(name: string, state: CollectionState): void {
-    this.open.get(name)?.db.prepare('UPDATE config SET state = ? WHERE id = 1').run(state);
+    if (this.open.has(name)) this.writable(name).db.prepare('UPDATE config SET state = ? WHERE id = 1').run(state);
   }
 
   dropCollection(name: string): void {
@@ -68,7 +67,7 @@ export class SqliteChecksumStore implements ChecksumStore {
   }
 
   clearChecksums(name: string): void {
-    this.open.get(name)?.db.prepare('DELETE FROM checksums').run();
+    if (this.open.has(name)) this.writable(name).db.prepare('DELETE FROM checksums').run();
   }
 
   get(name: string, csum: Uint8Array): ChecksumOwner | undefined {
@@ -76,12 +75,11 @@ export class SqliteChecksumStore implements ChecksumStore {
   }
 
   put(name: string, csum: Uint8Array, owner: ChecksumOwner): void {
-    this.db(name).put.run(buf(csum), owner.uri, owner.node);
+    this.writable(name).put.run(buf(csum), owner.uri, owner.node);
   }
 
   delete(name: string, csum: Uint8Array): boolean {
-    const o = this.open.get(name);
-    return o ? o.del.run(buf(csum)).changes > 0 : false;
+    return this.open.has(name) ? this.writable(name).del.run(buf(csum)).changes > 0 : false;
   }
 
   count(name: string): number {
@@ -94,30 +92,20 @@ export class SqliteChecksumStore implements ChecksumStore {
   }
 
   /**
-   * One transaction on every open collection file around fn (a batch of messages can touch several collections).
-   * Files opened inside fn join the transaction as they open.
+   * fn as one unit: each collection file it writes to gets one transaction (begun at its first write), and all of
+   * them commit at the end (a batch of messages can touch several collections).
    */
   transaction(fn: () => void): void {
-    if (this.depth > 0) return fn();
-    const begun: Open[] = [];
-    this.depth++;
+    if (this.begun !== undefined) return fn();
+    const begun = (this.begun = new Set<Open>());
     try {
-      for (const o of this.open.values()) {
-        o.db.exec('BEGIN IMMEDIATE');
-        begun.push(o);
-      }
-      this.beginNew = (o) => {
-        o.db.exec('BEGIN IMMEDIATE');
-        begun.push(o);
-      };
       fn();
       for (const o of begun) if (o.db.open && o.db.inTransaction) o.db.exec('COMMIT');
     } catch (err) {
       for (const o of begun) if (o.db.open && o.db.inTransaction) o.db.exec('ROLLBACK');
       throw err;
     } finally {
-      this.depth--;
-      this.beginNew = undefined;
+      this.begun = undefined;
     }
   }
 
@@ -126,7 +114,17 @@ export class SqliteChecksumStore implements ChecksumStore {
     this.open.clear();
   }
 
-  private beginNew: ((o: Open) => void) | undefined;
+  /** Files written in the current transaction() call. */
+  private begun: Set<Open> | undefined;
+
+  private writable(name: string): Open {
+    const o = this.db(name);
+    if (this.begun !== undefined && !this.begun.has(o)) {
+      o.db.exec('BEGIN IMMEDIATE');
+      this.begun.add(o);
+    }
+    return o;
+  }
 
   private db(name: string): Open {
     let o = this.open.get(name);
@@ -147,7 +145,6 @@ export class SqliteChecksumStore implements ChecksumStore {
       del: db.prepare('DELETE FROM checksums WHERE csum = ?'),
     };
     this.open.set(name, o);
-    this.beginNew?.(o);
     return o;
   }
 }

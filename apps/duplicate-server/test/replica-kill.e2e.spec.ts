@@ -52,7 +52,7 @@ describe('duplicate server with a replica (separate processes, real nats-server)
       self: { cluster: CLUSTER, role: 'ns', id: 'node1' },
       server: crawlAddress({ cluster: CLUSTER, role: 'dup', id: 'p1' }),
       node: 'node1',
-      timeoutMs: 5_000,
+      timeoutMs: 15_000,
     });
     await dup.setConfig('web', config);
 
@@ -97,7 +97,7 @@ describe('duplicate server with a replica (separate processes, real nats-server)
       self: { cluster: CLUSTER, role: 'ns', id: 'node2' },
       server: crawlAddress({ cluster: CLUSTER, role: 'dup', id: 'r1' }),
       node: 'node2',
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
     });
     const owners = await Promise.all(acked.map((i) => failover.add('web', `http://127.0.0.1/other/${i}`, csum(i))));
     expect(owners.map((o) => o.ownUri)).toEqual(acked.map((i) => `http://127.0.0.1/p/${i}`));
@@ -120,6 +120,7 @@ describe('duplicate server with a replica (separate processes, real nats-server)
       self: { cluster: CLUSTER, role: 'ns', id: 'node3' },
       server: crawlAddress({ cluster: CLUSTER, role: 'dup', id: 's1' }),
       node: 'node3',
+      timeoutMs: 30_000,
     });
     await client.setConfig('news', config);
     await Promise.all(Array.from({ length: 200 }, (_, i) => client.add('news', `http://127.0.0.1/n/${i}`, csum(i))));
