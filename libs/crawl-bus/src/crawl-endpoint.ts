@@ -115,7 +115,7 @@ export class CrawlEndpoint {
     const frames = out.frames.drain();
     if (frames.length === 0) return;
     let packed: Uint8Array;
-    if (frames.length === 1) packed = frames[0]!;
+    if (frames.length === 1) packed = frames[0] as Uint8Array;
     else {
       packed = new Uint8Array(out.bytes);
       let at = 0;

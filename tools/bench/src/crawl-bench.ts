@@ -97,7 +97,7 @@ try {
     await replicated.setConfig(`c${r}`, config);
     soloRates.push(await addRate(solo, `c${r}`, r * 10_000_000));
     replicaRates.push(await addRate(replicated, `c${r}`, r * 10_000_000));
-    console.log(`round ${r + 1}: ${fmt(soloRates[r]!)} checks/s, with replica ${fmt(replicaRates[r]!)} checks/s`);
+    console.log(`round ${r + 1}: ${fmt(soloRates[r] ?? 0)} checks/s, with replica ${fmt(replicaRates[r] ?? 0)} checks/s`);
   }
   await solo.stop();
   await replicated.stop();
