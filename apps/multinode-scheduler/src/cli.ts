@@ -14,10 +14,11 @@ Options:
   --dns-ttl <s>           how long a DNS answer is used (default: 3600)
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --max-sites-per-ip <n>  sites crawled at once on one IP (default: 10)
+  --min-nodes <n>         route nothing until this many node schedulers registered (default: 1)
   -h, --help              show this help
 `;
 
-export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number }>;
+export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
@@ -30,6 +31,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'dns-ttl': { type: 'string' },
       'keepalive-ms': { type: 'string' },
       'max-sites-per-ip': { type: 'string' },
+      'min-nodes': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -43,5 +45,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof keepaliveMs === 'string') return { kind: 'error', message: keepaliveMs };
   const maxSitesPerIp = integerOption('max-sites-per-ip', values['max-sites-per-ip'], 10, 1, 10_000);
   if (typeof maxSitesPerIp === 'string') return { kind: 'error', message: maxSitesPerIp };
-  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp };
+  const minNodes = integerOption('min-nodes', values['min-nodes'], 1, 1, 10_000);
+  if (typeof minNodes === 'string') return { kind: 'error', message: minNodes };
+  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes };
 }

@@ -72,6 +72,8 @@ export interface MultinodeSchedulerOptions {
   log?: Logger;
   keepaliveMs?: number;
   maxSitesPerIp?: number;
+  /** Routing waits until this many node schedulers are registered (so the first one does not take every site). */
+  minNodes?: number;
 }
 
 export class MultinodeSchedulerMachine {
@@ -332,7 +334,7 @@ export class MultinodeSchedulerMachine {
 
   /** Routes and hands out queued entries while there are node schedulers to take them (3.2.5.5). */
   private pump(): void {
-    if (this.nodes.size === 0) return;
+    if (this.nodes.size === 0 || this.nodes.size < (this.opts.minNodes ?? 1)) return;
     for (const [name, c] of this.collections) {
       if (c.removing || c.state !== FSCMT_CONF_STATES.ACTIVE) continue;
       while (c.queue.length > 0) {

@@ -25,6 +25,7 @@ export interface MultinodeSchedulerOptions {
   dnsTtlS?: number;
   keepaliveMs?: number;
   maxSitesPerIp?: number;
+  minNodes?: number;
   /** Resolver override (tests): host -> IP addresses. */
   resolveHost?: (host: string) => Promise<string[]>;
   clock?: Clock;
@@ -46,6 +47,7 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
     log: opts.log,
     keepaliveMs: opts.keepaliveMs,
     maxSitesPerIp: opts.maxSitesPerIp,
+    minNodes: opts.minNodes,
     send: (to, dict, priority) => (link.endpoint ? link.endpoint.send(to, dict, priority) : early.push([to, dict, priority])),
     resolve: (host) => {
       resolveHost(host).then(

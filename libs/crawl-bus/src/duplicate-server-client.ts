@@ -106,6 +106,16 @@ export class DuplicateServerClient {
     return this.operation(collection, uri, { command: 'PPDUP_REMOVE', dspecName: collection, id: this.opts.node, uri, csum }, 0);
   }
 
+  /** PPDUP_CONF_REMOVE, at the front of the queue: the server deletes the collection's checksums (3.3.5.2). */
+  confRemove(collection: string): void {
+    this.send({ command: 'PPDUP_CONF_REMOVE', dspecName: collection }, 1);
+  }
+
+  /** PPDUP_CONF_REMOVE2, at the back: everything queued before it is done; the server forgets the collection. */
+  confRemove2(collection: string): void {
+    this.send({ command: 'PPDUP_CONF_REMOVE2', dspecName: collection }, 0);
+  }
+
   /** Feeds messages received on a shared endpoint. Returns false for messages that are not the duplicate server's. */
   handle(m: CrawlInbound): boolean {
     if (m.from !== this.opts.server) return false;
