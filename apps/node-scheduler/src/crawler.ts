@@ -108,6 +108,7 @@ export class Crawler {
         return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` }, false);
       }
       const body = await readLimited(res, this.opts.maxBodyBytes ?? 10 * 1024 * 1024);
+      m.requestDone(f);
       const contentType = (res.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]?.trim().toLowerCase() ?? '';
       const html = new TextDecoder().decode(body);
       const isHtml = contentType === 'text/html' || contentType === 'application/xhtml+xml';

@@ -64,11 +64,14 @@ describe('node scheduler', () => {
     const f1 = r.m.nextFetch()!;
     expect(f1.entry.uri.uri).toBe('http://127.0.0.1:8001/c');
     expect(r.m.nextFetch()).toBeUndefined(); // one at a time per site
-    r.m.fetched(f1, { kind: 'page', links: [] }, true);
+    r.m.fetched(f1, { kind: 'excluded' }, false); // robots.txt said no: no request, no delay
+    const f2 = r.m.nextFetch()!;
+    expect(f2.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
+    r.m.fetched(f2, { kind: 'page', links: [] }, true);
     expect(r.m.nextFetch()).toBeUndefined(); // politeness
     expect(r.m.nextWakeMs()).toBe(2000);
     r.clock.advance(2000);
-    expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
+    expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/b');
   });
 
   it('a refused site is blocked for 30 minutes with its entries kept, then asked again', () => {

@@ -48,7 +48,10 @@ interface Site {
   ip: string | undefined;
   blockedUntil: number;
   nextAt: number;
+  /** A request to the site is in flight. */
   busy: boolean;
+  /** Fetched pages whose processing (duplicate check, feeding, links) has not been reported yet. */
+  processing: number;
   docs: number;
   /** URIs fetched and fed, for delete site / URIs. */
   fetched: Set<string>;
@@ -155,7 +158,7 @@ export class NodeSchedulerMachine {
 
   /** Sites with work queued or in flight, and whether any is still waiting for something. */
   get idle(): boolean {
-    for (const c of this.collections.values()) for (const s of c.sites.values()) if (s.queue.length > 0 || s.busy) return false;
+    for (const c of this.collections.values()) for (const s of c.sites.values()) if (s.queue.length > 0 || s.busy || s.processing > 0) return false;
     return true;
   }
 
@@ -347,7 +350,7 @@ export class NodeSchedulerMachine {
     c.seen.add(uri);
     let s = c.sites.get(where.site);
     if (!s) {
-      s = { ...where, queue: [], state: 'new', ip: undefined, blockedUntil: 0, nextAt: 0, busy: false, docs: 0, fetched: new Set() };
+      s = { ...where, queue: [], state: 'new', ip: undefined, blockedUntil: 0, nextAt: 0, busy: false, processing: 0, docs: 0, fetched: new Set() };
       c.sites.set(where.site, s);
     }
     if (front) s.queue.unshift(entry);
@@ -437,13 +440,32 @@ export class NodeSchedulerMachine {
     return best;
   }
 
+  /**
+   * The request to the site is over (the body is read): the site may be asked again `delay` from now, while this
+   * page is still being checked, fed and mined for links. Politeness is about requests to the site, so the
+   * processing does not hold the site up. Optional: fetched() implies it.
+   */
+  requestDone(f: Fetch): void {
+    const c = this.collections.get(f.collection);
+    const s = c?.sites.get(f.site);
+    if (!c || !s || !s.busy) return;
+    s.busy = false;
+    s.processing++;
+    s.nextAt = this.opts.clock.now() + c.settings.delayMs;
+    this.opts.onWork?.();
+  }
+
   /** The crawler reports a fetch: links are queued here or sent to the multinode scheduler. */
   fetched(f: Fetch, outcome: FetchOutcome, fed: boolean): void {
     const c = this.collections.get(f.collection);
     const s = c?.sites.get(f.site);
     if (!c || !s) return;
-    s.busy = false;
-    s.nextAt = this.opts.clock.now() + c.settings.delayMs;
+    if (s.busy && outcome.kind === 'excluded') {
+      // refused by robots.txt before any request: the site was not asked, so no politeness delay
+      s.busy = false;
+      s.processing++;
+    } else if (s.busy) this.requestDone(f);
+    s.processing = Math.max(0, s.processing - 1);
     switch (outcome.kind) {
       case 'page':
         s.docs++;
@@ -470,7 +492,7 @@ export class NodeSchedulerMachine {
         this.opts.log?.info({ collection: c.name, uri: f.entry.uri.uri, reason: outcome.reason }, 'fetch failed');
         break;
     }
-    if (s.queue.length === 0) this.release(c, s);
+    if (s.queue.length === 0 && !s.busy && s.processing === 0) this.release(c, s);
     this.opts.onWork?.();
   }
 
