@@ -28,14 +28,18 @@ class PyNode {
   readonly lines: Array<Record<string, unknown>> = [];
   private readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
-  constructor(port: number, nodeId: string, delayS = 0) {
-    this.child = spawn(PYTHON, [PEER, '127.0.0.1', String(port), nodeId, String(delayS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(port: number, nodeId: string, delay: number | 'wait' = 0) {
+    this.child = spawn(PYTHON, [PEER, '127.0.0.1', String(port), nodeId, String(delay)], { stdio: ['pipe', 'pipe', 'pipe'] });
     createInterface({ input: this.child.stdout! }).on('line', (l) => this.lines.push(JSON.parse(l) as Record<string, unknown>));
     this.child.stderr!.on('data', (d: Buffer) => this.lines.push({ event: 'stderr', text: d.toString() }));
     this.exited = new Promise((r) => this.child.once('exit', (c) => r(c)));
   }
   received(cmd?: number): Array<Record<string, unknown>> {
     return this.lines.filter((l) => l['event'] === 'recv' && (cmd === undefined || l['cmd'] === cmd));
+  }
+  /** Lets a 'wait' peer start reading. */
+  release(): void {
+    this.child.stdin!.write('go\n');
   }
   kill(): void {
     if (this.child.exitCode === null) this.child.kill('SIGKILL');
@@ -90,7 +94,7 @@ beforeAll(async () => {
   mns = await Mns.start(mw);
   gw = await ChildService.start({
     entry: 'apps/fscmt-gateway/src/main.ts',
-    args: ['--nats', ns.url, '--cluster', CLUSTER, '--id', 'gw1', '--listen', '127.0.0.1:0=mns/main', '--max-frame-bytes', '1048576', '--stall-ms', '3000'],
+    args: ['--nats', ns.url, '--cluster', CLUSTER, '--id', 'gw1', '--listen', '127.0.0.1:0=mns/main', '--max-frame-bytes', '1048576', '--stall-ms', '20000'],
   });
   const ready = gw.logs.find((l) => l['msg'] === 'ready') as { listeners: Array<{ port: number }> };
   port = ready.listeners[0]!.port;
@@ -102,8 +106,8 @@ afterAll(async () => {
   await ns?.cleanup();
 });
 
-function node(id: string, delayS = 0): PyNode {
-  const n = new PyNode(port, id, delayS);
+function node(id: string, delay: number | 'wait' = 0): PyNode {
+  const n = new PyNode(port, id, delay);
   nodes.push(n);
   return n;
 }
@@ -146,13 +150,19 @@ describe('fscmt-gateway with a Python socket + marshal node scheduler', () => {
   });
 
   it('a high-priority frame overtakes the normal frames queued for a peer that is slow to read', async () => {
-    const py = node('py-slow', 2);
+    const probe = node('py-probe');
+    const py = node('py-slow', 'wait');
     const { from } = await addressOf('py-slow');
+    const probeAddress = (await addressOf('py-probe')).from;
     const N = 6000;
     for (let i = 0; i < N; i++) mns.send(from, uriFrame(`http://127.0.0.1:8080/bulk-${i}.html`, 0, 2000));
     await mns.ep.flush();
-    await new Promise((r) => setTimeout(r, 1000));
     mns.send(from, encodeFscmtFrame(buildFscmtNodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 1));
+    await mns.ep.flush();
+    // the gateway takes NATS messages in order: once the probe has its keep-alive, the slow peer's is queued too
+    mns.send(probeAddress, encodeFscmtFrame(buildFscmtNodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 1));
+    await waitFor(() => probe.received(10).length === 1, { timeoutMs: 30_000 });
+    py.release();
     await waitFor(() => py.received(25).length === N, { timeoutMs: 30_000 });
     const keepaliveAt = py.received(10)[0]!['n'] as number;
     // 12 MB cannot all sit in socket buffers: most normal frames were still in the gateway's queue and came after
@@ -160,8 +170,14 @@ describe('fscmt-gateway with a Python socket + marshal node scheduler', () => {
   }, 45_000);
 
   it('a peer sending garbage, an oversized frame or stalling mid-frame is disconnected alone, with a log line', async () => {
-    const logsBefore = gw.logs.length;
-    const py = node('py-steady');
+    // a gateway of its own with a short stall limit
+    const gw2 = await ChildService.start({
+      entry: 'apps/fscmt-gateway/src/main.ts',
+      args: ['--nats', ns.url, '--cluster', CLUSTER, '--id', 'gw2', '--listen', '127.0.0.1:0=mns/main', '--max-frame-bytes', '1048576', '--stall-ms', '1000'],
+    });
+    const port = (gw2.logs.find((l) => l['msg'] === 'ready') as { listeners: Array<{ port: number }> }).listeners[0]!.port;
+    const py = new PyNode(port, 'py-steady');
+    nodes.push(py);
     const { from } = await addressOf('py-steady');
     const raw = (bytes: Uint8Array): Promise<Socket> =>
       new Promise((resolve) => {
@@ -181,17 +197,17 @@ describe('fscmt-gateway with a Python socket + marshal node scheduler', () => {
     const staller = await raw(half);
     const t0 = Date.now();
     await closed(staller);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
 
     const lines = await waitFor(() => {
-      const d = gw.logs.slice(logsBefore).filter((l) => String(l['msg']).startsWith('disconnected:'));
+      const d = gw2.logs.filter((l) => String(l['msg']).startsWith('disconnected:'));
       return d.length >= 3 ? d : undefined;
     });
     expect(lines.map((l) => l['msg'])).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/not an FSWCU tuple/),
         expect.stringMatching(/1048576/),
-        expect.stringMatching(/stalled for 3000 ms inside a frame/),
+        expect.stringMatching(/stalled for 1000 ms inside a frame/),
       ]),
     );
     expect(lines.find((l) => /not an FSWCU tuple/.test(String(l['msg'])))).toMatchObject({ code: expect.any(String), offset: 4 });
@@ -200,5 +216,7 @@ describe('fscmt-gateway with a Python socket + marshal node scheduler', () => {
     mns.send(from, encodeFscmtFrame(buildFscmtNodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 1));
     await waitFor(() => mns.got.find((m) => m.from === from && readFscmtCommand(m.dict).name === 'CMD_UM_KEEPALIVE_ACK'));
     expect(py.lines.find((l) => l['event'] === 'closed')).toBeUndefined();
+    py.kill();
+    await gw2.stop();
   });
 });

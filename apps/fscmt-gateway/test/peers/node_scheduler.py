@@ -1,6 +1,8 @@
 """A minimal MS-FSCMT node scheduler with nothing but socket and marshal (version 0), as a 2010 peer would be.
 
-usage: node_scheduler.py HOST PORT NODE_ID [READ_DELAY_S]
+usage: node_scheduler.py HOST PORT NODE_ID [READ_DELAY_S | wait]
+
+With "wait", it reads nothing from the socket until a line arrives on stdin (a slow reader the test releases).
 
 Connects, sends CMD_UM_INIT, then prints one JSON line per frame received (command, priority, frame hex) and
 answers CMD_UM_KEEPALIVE with CMD_UM_KEEPALIVE_ACK (priority 1). Prints the hex of every frame it sends too.
@@ -37,9 +39,10 @@ def say(**kw):
 
 def main():
     host, port, node_id = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    delay = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+    wait = len(sys.argv) > 4 and sys.argv[4] == 'wait'
+    delay = float(sys.argv[4]) if len(sys.argv) > 4 and not wait else 0.0
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    if delay:
+    if delay or wait:
         # a slow reader with a small window, so that what waits for it waits in the sender's queue
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
     sock.connect((host, port))
@@ -48,6 +51,8 @@ def main():
     say(event='sent', cmd=CMD_UM_INIT, hex=init.hex())
     if delay:
         time.sleep(delay)
+    if wait:
+        sys.stdin.readline()
     n = 0
     while True:
         try:
