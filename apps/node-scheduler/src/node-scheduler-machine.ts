@@ -496,7 +496,7 @@ export class NodeSchedulerMachine {
     this.opts.onWork?.();
   }
 
-  /** Promote request: recrawl the URIs (here: requeue those of this node) with that content (3.1.5.25). */
+  /** Recrawl these URIs at the front of their sites' queues (promote requests 3.1.5.25, reprocess 3.1.5.14). */
   promote(collection: string, uris: string[]): void {
     const c = this.collections.get(collection);
     if (!c) return;

@@ -100,6 +100,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       }
       void feedDocs(collection, uris.map((id) => ({ id, remove: true }))).catch((err: Error) => log?.warn({ err: err.message }, 'feeding removes failed'));
     },
+    // reprocess: no crawl store keeps page bodies, so the pages are fetched again and fed again (3.1.5.14)
+    onReprocess: (collection, uris) => machine.promote(collection, uris),
     onFeedingSuspend: (collection, suspended) => (suspended ? feedingSuspended.add(collection) : feedingSuspended.delete(collection)),
   });
 
