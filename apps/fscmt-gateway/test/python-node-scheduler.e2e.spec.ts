@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 describe('a Python node scheduler through the fscmt-gateway', () => {
-  it('sends CMD_UM_INIT, receives CMD_ADM_CONF_ADD, routes and CMD_UM_URI entries, and answers keep-alives', async () => {
+  it('sends CMD_UM_INIT, receives CMD_ADM_CONF_ADD, CMD_UM_ASK_ROUTE, routes and CMD_UM_URI entries, and answers keep-alives', async () => {
     const port = (gw.logs.find((l) => l['msg'] === 'ready') as { listeners: Array<{ port: number }> }).listeners[0]!.port;
     const lines: Array<Record<string, unknown>> = [];
     py = spawn(PYTHON, [PEER, '127.0.0.1', String(port), 'py-node'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -58,7 +58,10 @@ describe('a Python node scheduler through the fscmt-gateway', () => {
     expect(recv(25).length).toBeGreaterThanOrEqual(2); // CMD_UM_URI for both start URIs
     // the multinode scheduler registered the node, and heard an answer to every keep-alive it sent
     expect(mns.logs.find((l) => l['msg'] === 'node scheduler registered' && l['node'] === 'py-node')).toBeTruthy();
-    expect(lines.filter((l) => l['event'] === 'sent' && l['cmd'] === 11).length).toBeGreaterThanOrEqual(3);
+    const sent = (cmd: number) => lines.filter((l) => l['event'] === 'sent' && l['cmd'] === cmd);
+    await waitFor(() => sent(11).length >= 3);
+    expect(recv(8)).toHaveLength(1); // CMD_UM_ASK_ROUTE, answered with CMD_UM_LAST_ROUTE (routing waited for it)
+    expect(sent(9)).toHaveLength(1);
     expect(mns.logs.filter((l) => String(l['msg']).startsWith('no CMD_UM_KEEPALIVE_ACK'))).toEqual([]);
   }, 40_000);
 });

@@ -50,20 +50,55 @@ describe('multinode scheduler', () => {
     r.send(A, { command: 'CMD_UM_KEEPALIVE' });
     r.init(A, 'n1');
     r.init(B, 'n1');
+    r.init(A, 'n1'); // the same node on the same connection again: a re-registration, not a refusal
     expect(r.refused).toEqual([`${A}: CMD_UM_KEEPALIVE before CMD_UM_INIT`, `${B}: node id n1 is already registered`]);
     expect(r.m.nodeIds()).toEqual(['n1']);
     expect(r.take()).toEqual([]);
   });
 
-  it('3.2.5.1 - a registering node gets CMD_ADM_CONF_ADD for every collection', () => {
+  it('3.2.5.1 - a registering node gets CMD_ADM_CONF_ADD for every collection, and is asked for its routes', () => {
     const r = rig();
     r.m.addCollection('web', dspec);
     r.m.addCollection('news', dspec);
     r.init(A, 'n1');
     expect(r.take().map((o) => [o.to, o.msg.command, 'dspecName' in o.msg ? o.msg.dspecName : ''])).toEqual([
       [A, 'CMD_ADM_CONF_ADD', 'web'],
+      [A, 'CMD_UM_ASK_ROUTE', 'web'],
       [A, 'CMD_ADM_CONF_ADD', 'news'],
+      [A, 'CMD_UM_ASK_ROUTE', 'news'],
     ]);
+  });
+
+  it('3.2.5.9 / 3.2.5.10 - routing waits for CMD_UM_LAST_ROUTE; routes a node reports are kept (a restarted scheduler re-learns them)', () => {
+    const r = rig();
+    r.m.addCollection('web', dspec, ['http://127.0.0.1:8001/', 'http://127.0.0.1:8002/']);
+    r.init(A, 'n1');
+    r.init(B, 'n2');
+    r.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 60);
+    r.take();
+    r.send(B, { command: 'CMD_UM_ADD_ROUTE', dspecName: 'web', routes: [{ routingAttribute: '127.0.0.1:8002', nodeId: 'n2' }] });
+    r.send(B, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    expect(r.take()).toEqual([]); // n1 has not answered yet
+    r.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    const out = r.take();
+    expect(out.filter((o) => o.msg.command === 'CMD_UM_URI').map((o) => [o.to, (o.msg as { entry: FscmtQueueEntry }).entry.uri.uri])).toEqual([
+      [A, 'http://127.0.0.1:8001/'],
+      [B, 'http://127.0.0.1:8002/'],
+    ]);
+    // only the new site got a routing decision
+    expect(out.filter((o) => o.msg.command === 'CMD_UM_ADD_ROUTE').map((o) => (o.msg as { route: { site: string } }).route.site)).toEqual(['127.0.0.1:8001', '127.0.0.1:8001']);
+  });
+
+  it('a node that never answers CMD_UM_ASK_ROUTE holds routing up for 30 s at most', () => {
+    const r = rig();
+    r.m.start();
+    r.m.addCollection('web', dspec, ['http://127.0.0.1:8001/']);
+    r.init(A, 'n1');
+    r.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
+    r.take();
+    r.clock.advance(120_000);
+    expect(r.take().map((o) => o.msg.command)).toEqual(['CMD_UM_KEEPALIVE', 'CMD_UM_ADD_ROUTE', 'CMD_UM_URI']);
+    r.m.stop();
   });
 
   it('3.2.5.5 - start URIs are routed after DNS: one route per site sent to every node, the entry to the routed node', () => {

@@ -33,6 +33,8 @@ import type { Clock, TimerHandle } from '@esp/timers';
 export const DEFAULT_KEEPALIVE_MS = 120_000;
 export const DEFAULT_DNS_TTL_S = 3600;
 export const MAX_SITES_PER_IP = 10;
+/** How long routing of a collection waits for a node's CMD_UM_LAST_ROUTE after asking it for its routes. */
+export const ASK_ROUTE_WAIT_MS = 30_000;
 
 interface Node {
   id: string;
@@ -53,6 +55,8 @@ interface Collection {
   parked: Map<string, FscmtQueueEntry[]>;
   removing: boolean;
   stats: Map<string, FswcuValue>;
+  /** Nodes asked for their routes (CMD_UM_ASK_ROUTE) whose CMD_UM_LAST_ROUTE has not come: node id -> deadline. */
+  awaitingRoutes: Map<string, number>;
 }
 
 interface DnsEntry {
@@ -96,6 +100,7 @@ export class MultinodeSchedulerMachine {
         n.missed++;
         this.sendTo(n.address, { command: 'CMD_UM_KEEPALIVE' }, 1);
       }
+      this.pump(); // also ends route waits that timed out
       this.keepaliveTimer = this.opts.clock.setTimeout(tick, every);
     };
     this.keepaliveTimer = this.opts.clock.setTimeout(tick, every);
@@ -126,7 +131,17 @@ export class MultinodeSchedulerMachine {
   addCollection(name: string, dspec: FswcuDict, startUris: string[] = []): void {
     const existing = this.collections.get(name);
     if (existing && !existing.removing) return this.updateCollection(name, dspec);
-    const c: Collection = { dspec, epoch: 1, state: FSCMT_CONF_STATES.ACTIVE, queue: [], routes: new Map(), parked: new Map(), removing: false, stats: new Map() };
+    const c: Collection = {
+      dspec,
+      epoch: 1,
+      state: FSCMT_CONF_STATES.ACTIVE,
+      queue: [],
+      routes: new Map(),
+      parked: new Map(),
+      removing: false,
+      stats: new Map(),
+      awaitingRoutes: new Map(),
+    };
     this.collections.set(name, c);
     for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec, epoch: c.epoch }, 1);
     for (const uri of startUris) c.queue.push(startEntry(uri));
@@ -213,13 +228,26 @@ export class MultinodeSchedulerMachine {
         this.opts.log?.info({ node: node.id, file: msg.data.logFile, collection: msg.dspecName }, msg.data.message);
         return;
       case 'CMD_UM_ADD_ROUTE': {
+        // a node tells the routes it crawls by (after CMD_UM_ASK_ROUTE): adopt them unless the site is routed already
         const c = this.collections.get(msg.dspecName);
         if (!c) return;
-        for (const r of msg.routes) c.routes.set(r.routingAttribute, r.nodeId);
+        for (const r of msg.routes) {
+          const existing = c.routes.get(r.routingAttribute);
+          if (existing === undefined) {
+            c.routes.set(r.routingAttribute, r.nodeId);
+            const owner = [...this.nodes.values()].find((n) => n.id === r.nodeId);
+            if (owner) owner.sites++;
+          } else if (existing !== r.nodeId) {
+            this.opts.log?.warn({ collection: msg.dspecName, site: r.routingAttribute, claimedBy: r.nodeId, routedTo: existing }, 'conflicting route ignored');
+          }
+        }
         return;
       }
-      case 'CMD_UM_LAST_ROUTE':
+      case 'CMD_UM_LAST_ROUTE': {
+        // 3.2.5.10: the node has told all its routes; routing of the collection resumes
+        this.collections.get(msg.dspecName)?.awaitingRoutes.delete(node.id);
         return this.pump();
+      }
       case 'CMD_UM_START_CRAWL_IP':
         return this.startCrawlIp(from, node, msg.dspecName, msg.data.ip, msg.data.site, msg.data.storeId);
       case 'CMD_UM_STOP_CRAWL_IP': {
@@ -264,15 +292,20 @@ export class MultinodeSchedulerMachine {
   private readonly dnsWaiters = new Map<string, Map<string, number>>();
 
   private init(from: string, node: Node | undefined, nodeId: string): void {
-    if (node) return this.refuse(from, `second CMD_UM_INIT on one connection (node ${node.id})`);
-    for (const n of this.nodes.values()) if (n.id === nodeId) return this.refuse(from, `node id ${nodeId} is already registered`);
-    this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites: 0 });
-    this.opts.log?.info({ node: nodeId, address: from }, 'node scheduler registered');
+    // the same node on the same connection registering again (it lost track of us) is taken as a re-registration
+    if (node && node.id !== nodeId) return this.refuse(from, `second CMD_UM_INIT on one connection (node ${node.id})`);
+    for (const n of this.nodes.values()) if (n.id === nodeId && n.address !== from) return this.refuse(from, `node id ${nodeId} is already registered`);
+    if (!node) this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites: 0 });
+    this.opts.log?.info({ node: nodeId, address: from, again: node !== undefined }, 'node scheduler registered');
     for (const [name, c] of this.collections) {
       if (c.removing) continue;
       this.sendTo(from, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec: c.dspec, epoch: c.epoch }, 1);
-      // the new node learns every route made so far
+      // the new node learns every route made so far...
       for (const [site, owner] of c.routes) this.sendRoute(from, name, owner, site);
+      // ...and tells the ones it already crawls by (a node that outlived a restart of this scheduler has some);
+      // routing of the collection waits for its CMD_UM_LAST_ROUTE so that no site gets a second node
+      this.sendTo(from, { command: 'CMD_UM_ASK_ROUTE', dspecName: name }, 1);
+      c.awaitingRoutes.set(nodeId, this.opts.clock.now() + ASK_ROUTE_WAIT_MS);
     }
     this.pump();
   }
@@ -287,7 +320,10 @@ export class MultinodeSchedulerMachine {
     const node = this.nodes.get(address);
     if (!node) return;
     this.nodes.delete(address);
-    for (const c of this.collections.values()) for (const [site, owner] of c.routes) if (owner === node.id) c.routes.delete(site);
+    for (const c of this.collections.values()) {
+      c.awaitingRoutes.delete(node.id);
+      for (const [site, owner] of c.routes) if (owner === node.id) c.routes.delete(site);
+    }
     for (const [ip, rec] of this.ips) if (rec.node === node.id) this.ips.delete(ip);
   }
 
@@ -335,8 +371,15 @@ export class MultinodeSchedulerMachine {
   /** Routes and hands out queued entries while there are node schedulers to take them (3.2.5.5). */
   private pump(): void {
     if (this.nodes.size === 0 || this.nodes.size < (this.opts.minNodes ?? 1)) return;
+    const now = this.opts.clock.now();
     for (const [name, c] of this.collections) {
       if (c.removing || c.state !== FSCMT_CONF_STATES.ACTIVE) continue;
+      for (const [id, deadline] of c.awaitingRoutes) {
+        if (deadline > now) continue;
+        c.awaitingRoutes.delete(id);
+        this.opts.log?.warn({ collection: name, node: id }, 'no CMD_UM_LAST_ROUTE in time: routing resumes without it');
+      }
+      if (c.awaitingRoutes.size > 0) continue;
       while (c.queue.length > 0) {
         const entry = c.queue.shift() as FscmtQueueEntry;
         const site = siteOf(entry);

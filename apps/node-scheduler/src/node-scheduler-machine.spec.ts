@@ -48,6 +48,12 @@ describe('node scheduler', () => {
     r.recv({ command: 'CMD_UM_KEEPALIVE' });
     r.m.handle('someone-else', buildFscmtNodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 0);
     expect(r.take()).toEqual([{ command: 'CMD_UM_KEEPALIVE_ACK' }]);
+    // keep-alives unanswered twice: CMD_UM_INIT again, in case the scheduler restarted
+    r.clock.advance(120_000);
+    r.clock.advance(120_000);
+    expect(r.take().map((m) => m.command)).toEqual(['CMD_UM_KEEPALIVE', 'CMD_UM_KEEPALIVE']);
+    r.clock.advance(120_000);
+    expect(r.take().map((m) => m.command)).toEqual(['CMD_UM_INIT', 'CMD_UM_KEEPALIVE']);
     r.m.stop();
   });
 

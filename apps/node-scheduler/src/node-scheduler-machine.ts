@@ -128,6 +128,8 @@ export class NodeSchedulerMachine {
     this.toMns({ command: 'CMD_UM_INIT', nodeId: this.opts.nodeId, xmlrpc: this.opts.xmlrpc ?? { host: '127.0.0.1', port: 0 } });
     this.every(this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS, () => {
       if (this.mnsMissed > 0) this.opts.log?.warn({ missed: this.mnsMissed }, 'no CMD_UM_KEEPALIVE_ACK from the multinode scheduler');
+      // no answer twice: the scheduler may have restarted and forgotten us (there is no connection to see drop)
+      if (this.mnsMissed >= 2) this.toMns({ command: 'CMD_UM_INIT', nodeId: this.opts.nodeId, xmlrpc: this.opts.xmlrpc ?? { host: '127.0.0.1', port: 0 } }, 1);
       this.mnsMissed++;
       this.toMns({ command: 'CMD_UM_KEEPALIVE' }, 1);
     });

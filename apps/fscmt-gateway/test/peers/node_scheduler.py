@@ -5,7 +5,7 @@ usage: node_scheduler.py HOST PORT NODE_ID [READ_DELAY_S | wait]
 With "wait", it reads nothing from the socket until a line arrives on stdin (a slow reader the test releases).
 
 Connects, sends CMD_UM_INIT, then prints one JSON line per frame received (command, priority, frame hex) and
-answers CMD_UM_KEEPALIVE with CMD_UM_KEEPALIVE_ACK (priority 1). Prints the hex of every frame it sends too.
+answers CMD_UM_KEEPALIVE with CMD_UM_KEEPALIVE_ACK (priority 1) and CMD_UM_ASK_ROUTE with CMD_UM_LAST_ROUTE. Prints the hex of every frame it sends too.
 """
 import json
 import marshal
@@ -14,7 +14,7 @@ import struct
 import sys
 import time
 
-CMD_UM_KEEPALIVE, CMD_UM_KEEPALIVE_ACK, CMD_UM_INIT = 10, 11, 24
+CMD_UM_ASK_ROUTE, CMD_UM_LAST_ROUTE, CMD_UM_KEEPALIVE, CMD_UM_KEEPALIVE_ACK, CMD_UM_INIT = 8, 9, 10, 11, 24
 
 
 def frame(d, priority):
@@ -65,6 +65,11 @@ def main():
         n += 1
         cmd = d[b'cm']
         say(event='recv', n=n, cmd=cmd, priority=priority, hex=(header + body).hex() if len(body) < 4096 else '')
+        if cmd == CMD_UM_ASK_ROUTE:
+            # this node has made no routes of its own: all of them told
+            last = frame({b'cm': CMD_UM_LAST_ROUTE, b'dn': d[b'dn']}, 0)
+            sock.sendall(last)
+            say(event='sent', cmd=CMD_UM_LAST_ROUTE, hex=last.hex())
         if cmd == CMD_UM_KEEPALIVE:
             ack = frame({b'cm': CMD_UM_KEEPALIVE_ACK}, 1)
             sock.sendall(ack)
