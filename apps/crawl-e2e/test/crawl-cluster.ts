@@ -21,6 +21,7 @@ export class CrawlCluster {
   readonly nodes: ChildService[] = [];
   mns!: ChildService;
   dup!: ChildService;
+  configFile = '';
   private constructor(
     readonly ns: NatsServer,
     readonly dir: string,
@@ -55,10 +56,12 @@ export class CrawlCluster {
       ]);
     }
     const config = join(this.dir, 'crawl.xml');
+    this.configFile = config;
     writeFileSync(
       config,
       `<?xml version="1.0"?>
 <CrawlerConfig>
+  <DomainSpecification name="spare"><attrib name="delay" type="real">1</attrib></DomainSpecification>
   <DomainSpecification name="${collection}">
     <attrib name="start_uris" type="list-string">${opts.startUris.map((u) => `<member>${u}</member>`).join('')}</attrib>
     <attrib name="delay" type="real">${opts.delaySeconds}</attrib>
@@ -76,6 +79,12 @@ export class CrawlCluster {
         await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...(opts.feed ? [] : ['--no-feed'])]),
       );
     }
+  }
+
+  /** Rewrites the crawl configuration and has the multinode scheduler reload it (SIGHUP). */
+  reload(xml: string): void {
+    writeFileSync(this.configFile, xml);
+    this.mns.signal('SIGHUP');
   }
 
   async stop(): Promise<void> {

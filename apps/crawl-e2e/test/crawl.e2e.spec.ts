@@ -57,4 +57,16 @@ describe('a two-node crawl of generated local sites, fed into the indexer', () =
       expect(r.hits.length).toBe(1);
     }
   }, 150_000);
+
+  it('removing the collection (SIGHUP reload): CMD_UM_DELETE_OK ends it at the scheduler, the duplicate server drops it, its pages leave the index', async () => {
+    cluster.reload('<CrawlerConfig><DomainSpecification name="spare"><attrib name="delay" type="real">1</attrib></DomainSpecification></CrawlerConfig>');
+    await waitFor(() => cluster.mns.logs.find((l) => l['msg'] === 'configuration reloaded' && (l['removed'] as string[]).includes('web')));
+    await waitFor(() => cluster.mns.logs.find((l) => l['msg'] === 'collection removed' && l['collection'] === 'web'), { timeoutMs: 20_000 });
+    // PPDUP_CONF_REMOVE (checksums deleted), then PPDUP_CONF_REMOVE2 (collection forgotten) at the duplicate server
+    await waitFor(() => cluster.dup.logs.find((l) => l['msg'] === 'collection removal started' && l['collection'] === 'web'));
+    await waitFor(() => cluster.dup.logs.find((l) => l['msg'] === 'collection removed' && l['collection'] === 'web'));
+    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
+    await waitFor(async () => (await search.count('web')) === 0, { timeoutMs: 30_000, what: 'the crawled pages removed from the index' });
+    expect(sites.totalHits).toBe(sites.expectedFetches.size); // nothing was fetched again
+  }, 90_000);
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { collectionsFromXml, CrawlConfigFileError } from './collections';
+import { ManualClock } from '@esp/timers';
+import { collectionsFromXml, CrawlConfigFileError, reconcile } from './collections';
+import { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
 
 const xml = (body: string): string => `<CrawlerConfig><DomainSpecification name="web">${body}</DomainSpecification></CrawlerConfig>`;
 
@@ -22,5 +24,17 @@ describe('crawl collections from XML', () => {
     );
     expect(() => collectionsFromXml(xml(`<attrib name="delay" type="string">soon</attrib>`), 'd.xml')).toThrow(CrawlConfigFileError);
     expect(() => collectionsFromXml('<CrawlerConfig/>', 'e.xml')).toThrow(/no DomainSpecification/);
+  });
+});
+
+describe('reconcile (SIGHUP reload)', () => {
+  it('adds new collections, updates changed ones, removes missing ones, leaves equal ones alone', () => {
+    const m = new MultinodeSchedulerMachine({ clock: new ManualClock(), send: () => undefined, resolve: () => undefined });
+    const load = (body: string) => collectionsFromXml(`<CrawlerConfig>${body}</CrawlerConfig>`, 'x.xml');
+    const ds = (name: string, delay: number) => `<DomainSpecification name="${name}"><attrib name="delay" type="integer">${delay}</attrib></DomainSpecification>`;
+    expect(reconcile(m, load(ds('a', 1) + ds('b', 1)))).toEqual({ added: ['a', 'b'], updated: [], removed: [] });
+    expect(reconcile(m, load(ds('a', 1) + ds('b', 2) + ds('c', 1)))).toEqual({ added: ['c'], updated: ['b'], removed: [] });
+    expect(reconcile(m, load(ds('c', 1)))).toEqual({ added: [], updated: [], removed: ['a', 'b'] });
+    expect([...m.collectionConfigs().keys()]).toEqual(['c']);
   });
 });

@@ -5,8 +5,9 @@
  *   const collections = loadCollections(['web.xml']);   // throws CrawlConfigFileError
  */
 import { readFileSync } from 'node:fs';
-import { FswcuDict, fscmtCrawlConfigFromXml, type FswcuValue } from '@esp/codecs';
+import { encodeFswcu, FswcuDict, fscmtCrawlConfigFromXml, type FswcuValue } from '@esp/codecs';
 import type { CollectionConfig } from './multinode-scheduler';
+import type { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
 
 export class CrawlConfigFileError extends Error {
   override readonly name = 'CrawlConfigFileError';
@@ -68,4 +69,27 @@ export function loadCollections(files: string[]): CollectionConfig[] {
     }
   }
   return all;
+}
+
+/** Brings the scheduler to a new set of collections: new ones added, changed ones updated, missing ones removed. */
+export function reconcile(machine: MultinodeSchedulerMachine, next: CollectionConfig[]): { added: string[]; updated: string[]; removed: string[] } {
+  const current = machine.collectionConfigs();
+  const out = { added: [] as string[], updated: [] as string[], removed: [] as string[] };
+  const same = (a: FswcuDict, b: FswcuDict): boolean => Buffer.from(encodeFswcu(a)).equals(Buffer.from(encodeFswcu(b)));
+  for (const c of next) {
+    const had = current.get(c.name);
+    if (!had) {
+      machine.addCollection(c.name, c.dspec, c.startUris);
+      out.added.push(c.name);
+    } else if (!same(had, c.dspec)) {
+      machine.updateCollection(c.name, c.dspec);
+      out.updated.push(c.name);
+    }
+  }
+  for (const name of current.keys()) {
+    if (next.some((c) => c.name === name)) continue;
+    machine.removeCollection(name);
+    out.removed.push(name);
+  }
+  return out;
 }

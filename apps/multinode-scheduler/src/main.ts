@@ -7,7 +7,7 @@
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
-import { loadCollections } from './collections';
+import { loadCollections, reconcile } from './collections';
 import { startMultinodeScheduler } from './multinode-scheduler';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -34,6 +34,20 @@ const mw = await Middleware.connect({ name: 'multinode-scheduler', servers: cli.
 });
 const mns = await startMultinodeScheduler(mw.bus, { ...cli, collections, log });
 log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 'ready');
+
+// SIGHUP: read the configuration files again; collections added, changed or gone are added, updated or removed on
+// every node (an invalid file leaves everything as it was)
+process.on('SIGHUP', () => {
+  let next;
+  try {
+    next = loadCollections(cli.configs);
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'configuration not reloaded');
+    return;
+  }
+  const changes = reconcile(mns.machine, next);
+  log.info(changes, 'configuration reloaded');
+});
 
 let stopping = false;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

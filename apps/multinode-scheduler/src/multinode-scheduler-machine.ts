@@ -110,6 +110,11 @@ export class MultinodeSchedulerMachine {
     if (this.keepaliveTimer) this.opts.clock.clearTimeout(this.keepaliveTimer);
   }
 
+  /** Collections known and not being removed, with their configuration. */
+  collectionConfigs(): Map<string, FswcuDict> {
+    return new Map([...this.collections].filter(([, c]) => !c.removing).map(([name, c]) => [name, c.dspec]));
+  }
+
   nodeIds(): string[] {
     return [...this.nodes.values()].map((n) => n.id);
   }
@@ -264,7 +269,10 @@ export class MultinodeSchedulerMachine {
       }
       case 'CMD_UM_DELETE_OK': {
         const c = this.collections.get(msg.dspecName);
-        if (c?.removing) this.collections.delete(msg.dspecName);
+        if (c?.removing) {
+          this.collections.delete(msg.dspecName);
+          this.opts.log?.info({ collection: msg.dspecName, node: node.id }, 'collection removed');
+        }
         return;
       }
     }
