@@ -290,8 +290,9 @@ export class DuplicateServerMachine {
   private add(from: string | undefined, dict: FswcuDict, priority: FscmtPriority, msg: Add): void {
     if (!this.activeCollection(from, msg.dspecName, msg.uri)) return;
     if (msg.csum.length !== CHECKSUM_BYTES) return this.fail(from, msg.dspecName, msg.uri, `PKT_CSUM must be ${CHECKSUM_BYTES} bytes, got ${msg.csum.length}`);
-    const key = pendingKey(msg.dspecName, msg.csum);
-    const pending = this.pending.get(key);
+    // without a replica nothing is ever pending: skip building the key on that hot path
+    const key = this.pending.size > 0 || this.opts.replica ? pendingKey(msg.dspecName, msg.csum) : '';
+    const pending = key ? this.pending.get(key) : undefined;
     if (pending) {
       pending.queued.push({ from, dict, priority });
       return;
