@@ -146,7 +146,7 @@ async function crawlRound(natsUrl: string, dir: string, round: number): Promise<
     if (twice > 0 || excluded > 0) throw new Error(`crawl wrong: ${twice} pages fetched more than once, ${excluded} excluded pages fetched`);
     return { crawl, loop };
   } finally {
-    for (const p of procs) await p.kill();
+    for (const p of procs) await p.stop();
     await sites.stop();
   }
 }
