@@ -4,6 +4,8 @@ import { subjectToken } from './subjects';
 export interface RawMessage {
   subject: string;
   data: Uint8Array;
+  /** The reply subject the sender set (a request's inbox, or the sender's own address for peer protocols). */
+  reply: string | undefined;
   /** Answers a request (no-op for a plain publish). */
   respond(data: Uint8Array): boolean;
 }
@@ -19,8 +21,12 @@ export class RawBus {
     return ['esp', 'raw', ...parts.map(subjectToken)].join('.');
   }
 
-  publish(subject: string, data: Uint8Array): void {
-    this.nc.publish(subject, data);
+  /**
+   * `reply` sets the message's reply subject: peer-to-peer protocols (FSCMT) put the sender's own subject there so
+   * the receiver knows whom to answer, as a TCP connection would tell it.
+   */
+  publish(subject: string, data: Uint8Array, opts: { reply?: string } = {}): void {
+    this.nc.publish(subject, data, opts.reply ? { reply: opts.reply } : undefined);
   }
 
   async request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -34,7 +40,7 @@ export class RawBus {
       ...(opts.queue ? { queue: opts.queue } : {}),
       callback: (err, msg) => {
         if (err) return;
-        handler({ subject: msg.subject, data: msg.data, respond: (d) => msg.respond(d) });
+        handler({ subject: msg.subject, data: msg.data, reply: msg.reply || undefined, respond: (d) => msg.respond(d) });
       },
     });
     await this.nc.flush();

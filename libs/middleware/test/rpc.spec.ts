@@ -122,15 +122,21 @@ describe('raw bus', () => {
       const subject = RawBus.subject('ppp', 'queue.1');
       expect(subject).toBe('esp.raw.ppp.queue%2E1');
       const seen: number[] = [];
+      const replies: Array<string | undefined> = [];
       const stop = await a.bus.subscribe(subject, (m) => {
         seen.push(m.data[0]!);
-        m.respond(new Uint8Array([m.data[0]! + 1]));
+        replies.push(m.reply);
+        if (m.data[0] === 41) m.respond(new Uint8Array([m.data[0]! + 1]));
       });
       expect([...(await b.bus.request(subject, new Uint8Array([41]), 1000))]).toEqual([42]);
       b.bus.publish(subject, new Uint8Array([7]));
+      b.bus.publish(subject, new Uint8Array([8]), { reply: 'esp.raw.peer.b' });
       await b.bus.flush();
       await new Promise((r) => setTimeout(r, 50));
-      expect(seen).toEqual([41, 7]);
+      expect(seen).toEqual([41, 7, 8]);
+      // a plain publish has no reply subject; a publish with one carries it (peer protocols answer there)
+      expect(replies[1]).toBeUndefined();
+      expect(replies[2]).toBe('esp.raw.peer.b');
       await stop();
     } finally {
       await a.close();

@@ -13,3 +13,4 @@ export { findNatsServerBinary, requireNatsServerBinary, NatsServerUnavailableErr
 export { startNats, type TestNats } from './start-nats';
 export { waitFor } from './wait-for';
 export { ChildService, type ChildServiceOptions } from './child-service';
+export { LocalWebSites, type LocalWebSitesOptions } from './local-web-sites';

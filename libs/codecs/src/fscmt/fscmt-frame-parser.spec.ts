@@ -77,6 +77,18 @@ describe('FscmtFrameParser chunking', () => {
     );
   });
 
+  it('midFrame is true exactly between the first byte of a frame and its last', () => {
+    const frame = encodeFscmtFrame(keepalive, 1);
+    const parser = new FscmtFrameParser(() => undefined);
+    expect(parser.midFrame).toBe(false);
+    parser.parse(frame.subarray(0, 2));
+    expect(parser.midFrame).toBe(true);
+    parser.parse(frame.subarray(2, frame.length - 1));
+    expect(parser.midFrame).toBe(true);
+    parser.parse(frame.subarray(frame.length - 1));
+    expect(parser.midFrame).toBe(false);
+  });
+
   it('reports each frame with its stream offset and size', () => {
     const a = encodeFscmtFrame(keepalive, 0);
     const b = encodeFscmtFrame(keepalive, 1);

@@ -52,6 +52,11 @@ export class FscmtFrameParser {
     return this.streamOffset;
   }
 
+  /** True while a frame has begun and not ended (a transport uses it to detect a peer that stalls mid-frame). */
+  get midFrame(): boolean {
+    return this.headerFill > 0 || this.bodyLength >= 0;
+  }
+
   parse(chunk: Uint8Array): void {
     if (this.failed) throw this.failure;
     try {

@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChildService, NatsServer } from '@esp/testing';
+
+export interface CrawlClusterOptions {
+  startUris: string[];
+  nodes: number;
+  delaySeconds: number;
+  /** Start the feeding chain (name server, indexer, distributor, item processor) and feed crawled pages. */
+  feed: boolean;
+  collection?: string;
+}
+
+/**
+ * A whole crawl as separate processes on a real nats-server: the feeding chain (optional), a duplicate server, the
+ * multinode scheduler with a generated XML crawl configuration, and N node schedulers.
+ */
+export class CrawlCluster {
+  readonly procs: ChildService[] = [];
+  readonly nodes: ChildService[] = [];
+  mns!: ChildService;
+  dup!: ChildService;
+  configFile = '';
+  private constructor(
+    readonly ns: NatsServer,
+    readonly dir: string,
+  ) {}
+
+  static async start(opts: CrawlClusterOptions): Promise<CrawlCluster> {
+    const ns = await NatsServer.start();
+    const c = new CrawlCluster(ns, mkdtempSync(join(tmpdir(), 'esp-crawl-')));
+    try {
+      await c.launch(opts);
+    } catch (err) {
+      await c.stop();
+      throw err;
+    }
+    return c;
+  }
+
+  private async svc(entry: string, args: string[]): Promise<ChildService> {
+    const s = await ChildService.start({ entry, args: ['--nats', this.ns.url, ...args], startTimeoutMs: 60_000, env: { LOG_LEVEL: 'info' } });
+    this.procs.push(s);
+    return s;
+  }
+
+  private async launch(opts: CrawlClusterOptions): Promise<void> {
+    const collection = opts.collection ?? 'web';
+    if (opts.feed) {
+      await this.svc('apps/name-server/src/main.ts', []);
+      await Promise.all([
+        this.svc('apps/indexer/src/main.ts', ['--data', join(this.dir, 'index'), '--collections', collection]),
+        this.svc('apps/content-distributor/src/main.ts', ['--collections', collection]),
+        this.svc('apps/item-processor/src/main.ts', ['--name', 'ip-1', '--status-port', '0']),
+      ]);
+    }
+    const config = join(this.dir, 'crawl.xml');
+    this.configFile = config;
+    writeFileSync(
+      config,
+      `<?xml version="1.0"?>
+<CrawlerConfig>
+  <DomainSpecification name="spare"><attrib name="delay" type="real">1</attrib></DomainSpecification>
+  <DomainSpecification name="${collection}">
+    <attrib name="start_uris" type="list-string">${opts.startUris.map((u) => `<member>${u}</member>`).join('')}</attrib>
+    <attrib name="delay" type="real">${opts.delaySeconds}</attrib>
+    <attrib name="robots" type="boolean">yes</attrib>
+    <section name="crawlmode"><attrib name="mode" type="string">FULL</attrib></section>
+    <section name="link_extraction"><attrib name="a" type="boolean">yes</attrib><attrib name="frame" type="boolean">yes</attrib></section>
+  </DomainSpecification>
+</CrawlerConfig>`,
+    );
+    const common = ['--cluster', 'crawl'];
+    this.dup = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1', '--data', join(this.dir, 'dup1')]);
+    this.mns = await this.svc('apps/multinode-scheduler/src/main.ts', [...common, '--config', config, '--min-nodes', String(opts.nodes)]);
+    for (let i = 1; i <= opts.nodes; i++) {
+      this.nodes.push(
+        await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...(opts.feed ? [] : ['--no-feed'])]),
+      );
+    }
+  }
+
+  /** Rewrites the crawl configuration and has the multinode scheduler reload it (SIGHUP). */
+  reload(xml: string): void {
+    writeFileSync(this.configFile, xml);
+    this.mns.signal('SIGHUP');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.procs.map((p) => p.kill()));
+    await this.ns.cleanup();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

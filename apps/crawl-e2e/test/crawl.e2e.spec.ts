@@ -1,0 +1,72 @@
+import { createLogger } from '@esp/logging';
+import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
+import { Middleware } from '@esp/middleware';
+import { LocalWebSites, sleep, waitFor } from '@esp/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CrawlCluster } from './crawl-cluster';
+
+let sites: LocalWebSites;
+let cluster: CrawlCluster;
+let client: Middleware;
+
+beforeAll(async () => {
+  sites = await LocalWebSites.start({ hosts: 4, pagesPerHost: 60 });
+  cluster = await CrawlCluster.start({ startUris: sites.startUris, nodes: 2, delaySeconds: 0.01, feed: true });
+  client = await Middleware.connect({ name: 'crawl-e2e', servers: cluster.ns.url, logger: createLogger('crawl-e2e', {}, { level: 'warn' }) });
+}, 120_000);
+afterAll(async () => {
+  await client?.close();
+  await cluster?.stop();
+  await sites?.stop();
+});
+
+describe('a two-node crawl of generated local sites, fed into the indexer', () => {
+  it('fetches every allowed page exactly once, no excluded one, keeps one owner per duplicate group, and makes the pages searchable', async () => {
+    // the crawl is done when every expected URL was fetched and nothing more came for a while
+    await waitFor(() => [...sites.expectedFetches].every((u) => (sites.hits.get(u) ?? 0) > 0), {
+      timeoutMs: 90_000,
+      what: `all ${sites.expectedFetches.size} pages fetched (have ${sites.totalHits})`,
+    });
+    await sleep(1500);
+    for (const u of sites.expectedFetches) expect(sites.hits.get(u), u).toBe(1);
+    for (const u of sites.excluded) expect(sites.hits.get(u), u).toBeUndefined();
+    expect(sites.totalHits).toBe(sites.expectedFetches.size);
+
+    // both node schedulers crawled, and between them fetched every page (progress lines come every 2 s)
+    const fetchedBy = await waitFor(
+      () => {
+        const last = cluster.nodes.map((n) => [...n.logs].reverse().find((l) => l['msg'] === 'crawl progress' && l['idle'] === true));
+        return last.every((l) => l !== undefined) ? last.map((l) => (l!['fetched'] as number) + (l!['redirects'] as number)) : undefined;
+      },
+      { timeoutMs: 10_000, what: 'an idle progress line from each node scheduler' },
+    );
+    expect(fetchedBy.every((n) => n > 0)).toBe(true);
+    expect(fetchedBy.reduce((a, b) => a + b, 0)).toBe(sites.expectedFetches.size);
+
+    // searchable: exactly one document per content (the owner of each duplicate group), found by its token
+    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
+    const distinctContents = sites.contentPages.size - sites.duplicateGroups.reduce((n, g) => n + g.length - 1, 0);
+    await waitFor(async () => (await search.count('web')) === distinctContents, { timeoutMs: 30_000, what: `${distinctContents} documents in the index` });
+    for (const group of sites.duplicateGroups) {
+      const present = await Promise.all(group.map((u) => search.get('web', u)));
+      expect(present.filter((d) => d !== null).length, group.join(' ')).toBe(1);
+    }
+    const sample = [...sites.contentPages].filter((_, i) => i % 25 === 0);
+    for (const url of sample) {
+      const r = await search.search('web', sites.tokenOf.get(url)!, 5, 0);
+      expect(r.hits.length).toBe(1);
+    }
+  }, 150_000);
+
+  it('removing the collection (SIGHUP reload): CMD_UM_DELETE_OK ends it at the scheduler, the duplicate server drops it, its pages leave the index', async () => {
+    cluster.reload('<CrawlerConfig><DomainSpecification name="spare"><attrib name="delay" type="real">1</attrib></DomainSpecification></CrawlerConfig>');
+    await waitFor(() => cluster.mns.logs.find((l) => l['msg'] === 'configuration reloaded' && (l['removed'] as string[]).includes('web')));
+    await waitFor(() => cluster.mns.logs.find((l) => l['msg'] === 'collection removed' && l['collection'] === 'web'), { timeoutMs: 20_000 });
+    // PPDUP_CONF_REMOVE (checksums deleted), then PPDUP_CONF_REMOVE2 (collection forgotten) at the duplicate server
+    await waitFor(() => cluster.dup.logs.find((l) => l['msg'] === 'collection removal started' && l['collection'] === 'web'));
+    await waitFor(() => cluster.dup.logs.find((l) => l['msg'] === 'collection removed' && l['collection'] === 'web'));
+    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
+    await waitFor(async () => (await search.count('web')) === 0, { timeoutMs: 30_000, what: 'the crawled pages removed from the index' });
+    expect(sites.totalHits).toBe(sites.expectedFetches.size); // nothing was fetched again
+  }, 90_000);
+});

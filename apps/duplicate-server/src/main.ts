@@ -1,0 +1,45 @@
+/**
+ * duplicate-server: MS-FSCMT checksum de-duplication for the crawl cluster, with an optional replica.
+ *
+ *   nx serve duplicate-server -- --id dup1r --data .esp/dup1r                 # the replica
+ *   tsx apps/duplicate-server/src/main.ts --id dup1 --data .esp/dup1 --replica dup1r
+ */
+import { createLogger } from '@esp/logging';
+import { Middleware } from '@esp/middleware';
+import { parseCli } from './cli';
+import { startDuplicateServer } from './duplicate-server';
+
+const cli = parseCli(process.argv.slice(2), process.env);
+if (cli.kind === 'help') {
+  process.stdout.write(cli.text);
+  process.exit(0);
+}
+if (cli.kind === 'error') {
+  process.stderr.write(`duplicate-server: ${cli.message}\nTry --help.\n`);
+  process.exit(2);
+}
+
+const log = createLogger('duplicate-server', { id: cli.id, cluster: cli.cluster });
+const mw = await Middleware.connect({ name: 'duplicate-server', servers: cli.nats, logger: log }).catch((err: Error) => {
+  log.fatal({ err: err.message }, 'cannot connect to NATS');
+  process.exit(1);
+});
+const server = await startDuplicateServer(mw.bus, { ...cli, log }).catch((err: Error) => {
+  log.fatal({ err: err.message, data: cli.dataDir }, 'cannot open the checksum store');
+  process.exit(1);
+});
+log.info({ address: server.address, replica: cli.replica, data: cli.dataDir, collections: server.machine.collectionNames() }, 'ready');
+
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal: sig, stats: server.machine.stats }, 'stopping');
+    void (async () => {
+      await server.stop();
+      await mw.close();
+      process.exit(0);
+    })();
+  });
+}

@@ -1,0 +1,51 @@
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+
+export const HELP = `Usage: multinode-scheduler --config <crawl.xml> ... [options]
+
+MS-FSCMT multinode scheduler on the NATS crawl cluster (address mns/<id>): registers node schedulers
+(CMD_UM_INIT), sends them the crawl collections, routes crawl sites to them, resolves DNS for them, and grants
+per-IP crawl permissions.
+
+Options:
+  --nats <url>            NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
+  --cluster <name>        crawl cluster name on NATS (default: default)
+  --id <name>             this scheduler's id (default: main)
+  --config <file>         XML crawl configuration (CrawlerConfig / DomainSpecification), repeatable
+  --dns-ttl <s>           how long a DNS answer is used (default: 3600)
+  --keepalive-ms <ms>     keep-alive interval (default: 120000)
+  --max-sites-per-ip <n>  sites crawled at once on one IP (default: 10)
+  --min-nodes <n>         route nothing until this many node schedulers registered (default: 1)
+  -h, --help              show this help
+`;
+
+export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number }>;
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      cluster: { type: 'string' },
+      id: { type: 'string' },
+      config: { type: 'string', multiple: true },
+      'dns-ttl': { type: 'string' },
+      'keepalive-ms': { type: 'string' },
+      'max-sites-per-ip': { type: 'string' },
+      'min-nodes': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
+  if (values.help) return { kind: 'help', text: HELP };
+  const dnsTtlS = integerOption('dns-ttl', values['dns-ttl'], 3600, 0, 7 * 86400);
+  if (typeof dnsTtlS === 'string') return { kind: 'error', message: dnsTtlS };
+  const keepaliveMs = integerOption('keepalive-ms', values['keepalive-ms'], 120_000, 10, 86_400_000);
+  if (typeof keepaliveMs === 'string') return { kind: 'error', message: keepaliveMs };
+  const maxSitesPerIp = integerOption('max-sites-per-ip', values['max-sites-per-ip'], 10, 1, 10_000);
+  if (typeof maxSitesPerIp === 'string') return { kind: 'error', message: maxSitesPerIp };
+  const minNodes = integerOption('min-nodes', values['min-nodes'], 1, 1, 10_000);
+  if (typeof minNodes === 'string') return { kind: 'error', message: minNodes };
+  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes };
+}

@@ -1,0 +1,64 @@
+/**
+ * multinode-scheduler: orchestrates the multinode web crawl (MS-FSCMT 3.2).
+ *
+ *   nx serve multinode-scheduler -- --config crawl.xml
+ *   tsx apps/multinode-scheduler/src/main.ts --config crawl.xml --cluster default --id main
+ */
+import { createLogger } from '@esp/logging';
+import { Middleware } from '@esp/middleware';
+import { parseCli } from './cli';
+import { loadCollections, reconcile } from './collections';
+import { startMultinodeScheduler } from './multinode-scheduler';
+
+const cli = parseCli(process.argv.slice(2), process.env);
+if (cli.kind === 'help') {
+  process.stdout.write(cli.text);
+  process.exit(0);
+}
+if (cli.kind === 'error') {
+  process.stderr.write(`multinode-scheduler: ${cli.message}\nTry --help.\n`);
+  process.exit(2);
+}
+let collections;
+try {
+  collections = loadCollections(cli.configs);
+} catch (err) {
+  process.stderr.write(`multinode-scheduler: invalid crawl configuration: ${(err as Error).message}\n`);
+  process.exit(2);
+}
+
+const log = createLogger('multinode-scheduler', { id: cli.id, cluster: cli.cluster });
+const mw = await Middleware.connect({ name: 'multinode-scheduler', servers: cli.nats, logger: log }).catch((err: Error) => {
+  log.fatal({ err: err.message }, 'cannot connect to NATS');
+  process.exit(1);
+});
+const mns = await startMultinodeScheduler(mw.bus, { ...cli, collections, log });
+log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 'ready');
+
+// SIGHUP: read the configuration files again; collections added, changed or gone are added, updated or removed on
+// every node (an invalid file leaves everything as it was)
+process.on('SIGHUP', () => {
+  let next;
+  try {
+    next = loadCollections(cli.configs);
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'configuration not reloaded');
+    return;
+  }
+  const changes = reconcile(mns.machine, next);
+  log.info(changes, 'configuration reloaded');
+});
+
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal: sig }, 'stopping');
+    void (async () => {
+      await mns.stop();
+      await mw.close();
+      process.exit(0);
+    })();
+  });
+}

@@ -1,0 +1,471 @@
+/**
+ * The multinode scheduler of MS-FSCMT 3.2 as a state machine: messages from node schedulers in, messages out
+ * through `send`, DNS lookups out through `resolve` (answers come back through `dnsResolved`), time from a Clock.
+ *
+ *   const m = new MultinodeSchedulerMachine({ clock, send, resolve });
+ *   m.addCollection('web', dspec);          // CMD_ADM_CONF_ADD to every node; start URIs queued
+ *   m.handle(from, dict, priority);         // CMD_UM_INIT first, then anything of 2.2.4
+ *
+ * Rules kept here: CMD_UM_INIT first on a connection (anything else first, or a node id already registered, is
+ * refused: ignored, logged, and reported through `onRefused` so a transport can close the connection); crawl queue
+ * entries are routed site by site (a route is made once, sent to every node with CMD_UM_ADD_ROUTE, and the entry
+ * goes to the routed node), URG entries to the front; DNS answers are cached for their TTL; START_CRAWL_IP is
+ * refused for an IP another node crawls, and for an IP that already has `maxSitesPerIp` sites.
+ */
+import {
+  buildFscmtNodeSchedulerMessage,
+  FSCMT_CONF_STATES,
+  FSCMT_URI_FLAGS,
+  fscmtParsedUri,
+  fscmtUnparsedUri,
+  FswcuDict,
+  readFscmtMultinodeSchedulerMessage,
+  type FscmtAddrinfoResult,
+  type FscmtMultinodeSchedulerMessage,
+  type FscmtNodeSchedulerMessage,
+  type FscmtPriority,
+  type FscmtQueueEntry,
+  type FswcuValue,
+} from '@esp/codecs';
+import type { Logger } from '@esp/logging';
+import type { Clock, TimerHandle } from '@esp/timers';
+
+export const DEFAULT_KEEPALIVE_MS = 120_000;
+export const DEFAULT_DNS_TTL_S = 3600;
+export const MAX_SITES_PER_IP = 10;
+/** How long routing of a collection waits for a node's CMD_UM_LAST_ROUTE after asking it for its routes. */
+export const ASK_ROUTE_WAIT_MS = 30_000;
+
+interface Node {
+  id: string;
+  address: string;
+  /** Keep-alive rounds without an answer. */
+  missed: number;
+  sites: number;
+}
+
+interface Collection {
+  dspec: FswcuDict;
+  epoch: number;
+  state: number;
+  queue: FscmtQueueEntry[];
+  /** site -> node id */
+  routes: Map<string, string>;
+  /** Entries waiting for their site's DNS answer before they can be routed. */
+  parked: Map<string, FscmtQueueEntry[]>;
+  removing: boolean;
+  stats: Map<string, FswcuValue>;
+  /** Nodes asked for their routes (CMD_UM_ASK_ROUTE) whose CMD_UM_LAST_ROUTE has not come: node id -> deadline. */
+  awaitingRoutes: Map<string, number>;
+}
+
+interface DnsEntry {
+  addrinfo: FscmtAddrinfoResult;
+  resolvedAt: number;
+  ttl: number;
+  expires: number;
+}
+
+export interface MultinodeSchedulerOptions {
+  clock: Clock;
+  send: (to: string, dict: FswcuDict, priority: FscmtPriority) => void;
+  /** Starts a lookup; the answer must come back through dnsResolved(host, ...). */
+  resolve: (host: string) => void;
+  /** A connection whose first message was not CMD_UM_INIT, or whose node id is taken (the transport may close it). */
+  onRefused?: (address: string, reason: string) => void;
+  log?: Logger;
+  keepaliveMs?: number;
+  maxSitesPerIp?: number;
+  /** Routing waits until this many node schedulers are registered (so the first one does not take every site). */
+  minNodes?: number;
+}
+
+export class MultinodeSchedulerMachine {
+  private readonly nodes = new Map<string, Node>(); // by address
+  private readonly collections = new Map<string, Collection>();
+  private readonly dns = new Map<string, DnsEntry>();
+  private readonly resolving = new Set<string>();
+  /** ip -> { node id, sites } per crawl IP permission. */
+  private readonly ips = new Map<string, { node: string; sites: Set<string> }>();
+  private keepaliveTimer: TimerHandle | undefined;
+  readonly logLines: Array<{ node: string; file: string; message: string }> = [];
+
+  constructor(private readonly opts: MultinodeSchedulerOptions) {}
+
+  start(): void {
+    const every = this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
+    const tick = (): void => {
+      for (const n of this.nodes.values()) {
+        if (n.missed > 0) this.opts.log?.warn({ node: n.id, missed: n.missed }, 'no CMD_UM_KEEPALIVE_ACK since the previous keep-alive');
+        n.missed++;
+        this.sendTo(n.address, { command: 'CMD_UM_KEEPALIVE' }, 1);
+      }
+      this.pump(); // also ends route waits that timed out
+      this.keepaliveTimer = this.opts.clock.setTimeout(tick, every);
+    };
+    this.keepaliveTimer = this.opts.clock.setTimeout(tick, every);
+  }
+
+  stop(): void {
+    if (this.keepaliveTimer) this.opts.clock.clearTimeout(this.keepaliveTimer);
+  }
+
+  /** Collections known and not being removed, with their configuration. */
+  collectionConfigs(): Map<string, FswcuDict> {
+    return new Map([...this.collections].filter(([, c]) => !c.removing).map(([name, c]) => [name, c.dspec]));
+  }
+
+  nodeIds(): string[] {
+    return [...this.nodes.values()].map((n) => n.id);
+  }
+
+  routeOf(collection: string, site: string): string | undefined {
+    return this.collections.get(collection)?.routes.get(site);
+  }
+
+  queued(collection: string): number {
+    return this.collections.get(collection)?.queue.length ?? 0;
+  }
+
+  statsOf(collection: string): Map<string, FswcuValue> | undefined {
+    return this.collections.get(collection)?.stats;
+  }
+
+  // ---- administration (MS-FSCADM side): configurations to every node scheduler
+
+  addCollection(name: string, dspec: FswcuDict, startUris: string[] = []): void {
+    const existing = this.collections.get(name);
+    if (existing && !existing.removing) return this.updateCollection(name, dspec);
+    const c: Collection = {
+      dspec,
+      epoch: 1,
+      state: FSCMT_CONF_STATES.ACTIVE,
+      queue: [],
+      routes: new Map(),
+      parked: new Map(),
+      removing: false,
+      stats: new Map(),
+      awaitingRoutes: new Map(),
+    };
+    this.collections.set(name, c);
+    for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec, epoch: c.epoch }, 1);
+    for (const uri of startUris) c.queue.push(startEntry(uri));
+    this.pump();
+  }
+
+  updateCollection(name: string, dspec: FswcuDict): void {
+    const c = this.collections.get(name);
+    if (!c) return this.addCollection(name, dspec);
+    c.dspec = dspec;
+    c.epoch++;
+    for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_UPDATE', dspecName: name, dspec, epoch: c.epoch }, 1);
+  }
+
+  /** CMD_ADM_CONF_REMOVE to every node; the state goes when a node answers CMD_UM_DELETE_OK (3.2.5.14). */
+  removeCollection(name: string): void {
+    const c = this.collections.get(name);
+    if (!c) return;
+    c.removing = true;
+    c.state = FSCMT_CONF_STATES.REMOVING;
+    c.queue.length = 0;
+    for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_REMOVE', dspecName: name }, 1);
+  }
+
+  suspend(name: string, state: number = FSCMT_CONF_STATES.SUSPENDED_BY_USER): void {
+    const c = this.collections.get(name);
+    if (!c) return;
+    c.state = state;
+    for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_SUSPEND', dspecName: name, state }, 1);
+  }
+
+  resume(name: string): void {
+    const c = this.collections.get(name);
+    if (!c) return;
+    c.state = FSCMT_CONF_STATES.ACTIVE;
+    for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_RESUME', dspecName: name }, 1);
+    this.pump();
+  }
+
+  /** Sends an administrative message to every node (preempt, delete site / URIs, reprocess, quarantine...). */
+  broadcast(message: FscmtNodeSchedulerMessage, priority: FscmtPriority = 1): void {
+    for (const n of this.nodes.values()) this.sendTo(n.address, message, priority);
+  }
+
+  // ---- messages
+
+  handle(from: string | undefined, dict: FswcuDict, priority: FscmtPriority = 0): void {
+    if (from === undefined) return;
+    let msg: FscmtMultinodeSchedulerMessage;
+    try {
+      msg = readFscmtMultinodeSchedulerMessage(dict);
+    } catch (err) {
+      this.opts.log?.warn({ from, err: (err as Error).message }, 'ignored a malformed message');
+      return;
+    }
+    const node = this.nodes.get(from);
+    if (msg.command === 'CMD_UM_INIT') return this.init(from, node, msg.nodeId);
+    if (!node) return this.refuse(from, `${msg.command} before CMD_UM_INIT`);
+    node.missed = node.missed > 0 && msg.command === 'CMD_UM_KEEPALIVE_ACK' ? 0 : node.missed;
+    switch (msg.command) {
+      case 'CMD_UM_KEEPALIVE':
+        return this.sendTo(from, { command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
+      case 'CMD_UM_KEEPALIVE_ACK':
+        node.missed = 0;
+        return;
+      case 'CMD_UM_DNS_REQUEST':
+        return this.dnsRequest(from, msg.site);
+      case 'CMD_UM_URI':
+      case 'CMD_UM_URI_URG': {
+        const c = this.active(msg.dspecName);
+        if (!c) return;
+        // priority 1 and URG both mean "front of the queue" (2.2.1, 3.2.5.7)
+        if (msg.command === 'CMD_UM_URI_URG' || priority === 1) c.queue.unshift(msg.entry);
+        else c.queue.push(msg.entry);
+        return this.pump();
+      }
+      case 'CMD_UM_STAT': {
+        const c = this.collections.get(msg.dspecName);
+        c?.stats.set(node.id, msg.stats);
+        return;
+      }
+      case 'CMD_UM_LOG':
+        this.logLines.push({ node: node.id, file: msg.data.logFile, message: msg.data.message });
+        this.opts.log?.info({ node: node.id, file: msg.data.logFile, collection: msg.dspecName }, msg.data.message);
+        return;
+      case 'CMD_UM_ADD_ROUTE': {
+        // a node tells the routes it crawls by (after CMD_UM_ASK_ROUTE): adopt them unless the site is routed already
+        const c = this.collections.get(msg.dspecName);
+        if (!c) return;
+        for (const r of msg.routes) {
+          const existing = c.routes.get(r.routingAttribute);
+          if (existing === undefined) {
+            c.routes.set(r.routingAttribute, r.nodeId);
+            const owner = [...this.nodes.values()].find((n) => n.id === r.nodeId);
+            if (owner) owner.sites++;
+          } else if (existing !== r.nodeId) {
+            this.opts.log?.warn({ collection: msg.dspecName, site: r.routingAttribute, claimedBy: r.nodeId, routedTo: existing }, 'conflicting route ignored');
+          }
+        }
+        return;
+      }
+      case 'CMD_UM_LAST_ROUTE': {
+        // 3.2.5.10: the node has told all its routes; routing of the collection resumes
+        this.collections.get(msg.dspecName)?.awaitingRoutes.delete(node.id);
+        return this.pump();
+      }
+      case 'CMD_UM_START_CRAWL_IP':
+        return this.startCrawlIp(from, node, msg.dspecName, msg.data.ip, msg.data.site, msg.data.storeId);
+      case 'CMD_UM_STOP_CRAWL_IP': {
+        const rec = this.ips.get(msg.data.ip);
+        if (rec && rec.node === node.id) {
+          rec.sites.delete(msg.data.site);
+          if (rec.sites.size === 0) this.ips.delete(msg.data.ip);
+        }
+        return;
+      }
+      case 'CMD_UM_CONF_STATE': {
+        const c = this.collections.get(msg.dspecName);
+        return this.sendTo(from, { command: 'CMD_UM_CONF_STATE', dspecName: msg.dspecName, state: c?.state ?? FSCMT_CONF_STATES.REMOVING }, 1);
+      }
+      case 'CMD_UM_DELETE_OK': {
+        const c = this.collections.get(msg.dspecName);
+        if (c?.removing) {
+          this.collections.delete(msg.dspecName);
+          this.opts.log?.info({ collection: msg.dspecName, node: node.id }, 'collection removed');
+        }
+        return;
+      }
+    }
+  }
+
+  /** The answer to a resolve(host) call: addrinfo or null, and its time to live in seconds. */
+  dnsResolved(host: string, addrinfo: FscmtAddrinfoResult, ttl = DEFAULT_DNS_TTL_S): void {
+    this.resolving.delete(host);
+    const now = this.opts.clock.now();
+    const entry = { addrinfo, resolvedAt: Math.floor(now / 1000), ttl, expires: now + ttl * 1000 };
+    this.dns.set(host, entry);
+    for (const [address, waiting] of this.dnsWaiters.get(host) ?? []) {
+      for (let i = 0; i < waiting; i++) this.dnsReply(address, host, entry);
+    }
+    this.dnsWaiters.delete(host);
+    for (const [, c] of this.collections) {
+      const parked = c.parked.get(host);
+      if (!parked) continue;
+      c.parked.delete(host);
+      c.queue.unshift(...parked);
+    }
+    this.pump();
+  }
+
+  private readonly dnsWaiters = new Map<string, Map<string, number>>();
+
+  private init(from: string, node: Node | undefined, nodeId: string): void {
+    // the same node on the same connection registering again (it lost track of us) is taken as a re-registration
+    if (node && node.id !== nodeId) return this.refuse(from, `second CMD_UM_INIT on one connection (node ${node.id})`);
+    for (const n of this.nodes.values()) if (n.id === nodeId && n.address !== from) return this.refuse(from, `node id ${nodeId} is already registered`);
+    if (!node) this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites: 0 });
+    this.opts.log?.info({ node: nodeId, address: from, again: node !== undefined }, 'node scheduler registered');
+    for (const [name, c] of this.collections) {
+      if (c.removing) continue;
+      this.sendTo(from, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec: c.dspec, epoch: c.epoch }, 1);
+      // the new node learns every route made so far...
+      for (const [site, owner] of c.routes) this.sendRoute(from, name, owner, site);
+      // ...and tells the ones it already crawls by (a node that outlived a restart of this scheduler has some);
+      // routing of the collection waits for its CMD_UM_LAST_ROUTE so that no site gets a second node
+      this.sendTo(from, { command: 'CMD_UM_ASK_ROUTE', dspecName: name }, 1);
+      c.awaitingRoutes.set(nodeId, this.opts.clock.now() + ASK_ROUTE_WAIT_MS);
+    }
+    this.pump();
+  }
+
+  private refuse(from: string, reason: string): void {
+    this.opts.log?.warn({ from, reason }, 'refused a node scheduler connection');
+    this.opts.onRefused?.(from, reason);
+  }
+
+  /** A node scheduler leaves (its connection closed, or it stopped answering): its routes go to the others. */
+  dropNode(address: string): void {
+    const node = this.nodes.get(address);
+    if (!node) return;
+    this.nodes.delete(address);
+    for (const c of this.collections.values()) {
+      c.awaitingRoutes.delete(node.id);
+      for (const [site, owner] of c.routes) if (owner === node.id) c.routes.delete(site);
+    }
+    for (const [ip, rec] of this.ips) if (rec.node === node.id) this.ips.delete(ip);
+  }
+
+  private active(name: string): Collection | undefined {
+    const c = this.collections.get(name);
+    if (!c || c.removing) return undefined;
+    return c;
+  }
+
+  private dnsRequest(from: string, host: string): void {
+    const cached = this.dns.get(host);
+    if (cached && cached.expires > this.opts.clock.now()) return this.dnsReply(from, host, cached);
+    const waiters = this.dnsWaiters.get(host) ?? new Map<string, number>();
+    waiters.set(from, (waiters.get(from) ?? 0) + 1);
+    this.dnsWaiters.set(host, waiters);
+    this.lookup(host);
+  }
+
+  private lookup(host: string): void {
+    if (this.resolving.has(host)) return;
+    this.resolving.add(host);
+    this.opts.resolve(host);
+  }
+
+  private dnsReply(to: string, host: string, e: DnsEntry): void {
+    this.sendTo(to, { command: 'CMD_UM_DNS_REPLY', dspecName: '', data: { hostname: host, addrinfo: e.addrinfo, resolvedAt: e.resolvedAt, ttl: e.ttl } }, 1);
+  }
+
+  private startCrawlIp(from: string, node: Node, collection: string, ip: string, site: string, storeId: number): void {
+    const rec = this.ips.get(ip);
+    const max = this.opts.maxSitesPerIp ?? MAX_SITES_PER_IP;
+    let allowed: boolean;
+    if (!rec) {
+      this.ips.set(ip, { node: node.id, sites: new Set([site]) });
+      allowed = true;
+    } else if (rec.node !== node.id) allowed = false;
+    else if (rec.sites.has(site) || rec.sites.size < max) {
+      rec.sites.add(site);
+      allowed = true;
+    } else allowed = false;
+    if (!allowed) this.opts.log?.info({ node: node.id, ip, site, owner: rec?.node }, 'crawl of an IP refused');
+    this.sendTo(from, { command: 'CMD_UM_START_CRAWL_IP', dspecName: collection, data: { ip, site, storeId, allowed } }, 1);
+  }
+
+  /** Routes and hands out queued entries while there are node schedulers to take them (3.2.5.5). */
+  private pump(): void {
+    if (this.nodes.size === 0 || this.nodes.size < (this.opts.minNodes ?? 1)) return;
+    const now = this.opts.clock.now();
+    for (const [name, c] of this.collections) {
+      if (c.removing || c.state !== FSCMT_CONF_STATES.ACTIVE) continue;
+      for (const [id, deadline] of c.awaitingRoutes) {
+        if (deadline > now) continue;
+        c.awaitingRoutes.delete(id);
+        this.opts.log?.warn({ collection: name, node: id }, 'no CMD_UM_LAST_ROUTE in time: routing resumes without it');
+      }
+      if (c.awaitingRoutes.size > 0) continue;
+      while (c.queue.length > 0) {
+        const entry = c.queue.shift() as FscmtQueueEntry;
+        const site = siteOf(entry);
+        if (site === undefined) {
+          this.opts.log?.warn({ collection: name, uri: entry.uri.uri }, 'dropped a crawl queue entry without a host');
+          continue;
+        }
+        let owner = c.routes.get(site.site);
+        if (owner === undefined) {
+          const dns = this.dns.get(site.host);
+          if (!dns || dns.expires <= this.opts.clock.now()) {
+            const parked = c.parked.get(site.host) ?? [];
+            parked.push(entry);
+            c.parked.set(site.host, parked);
+            this.lookup(site.host);
+            continue;
+          }
+          owner = this.pickNode().id;
+          c.routes.set(site.site, owner);
+          for (const n of this.nodes.values()) {
+            if (n.id === owner) n.sites++;
+            this.sendRoute(n.address, name, owner, site.site);
+          }
+        }
+        const to = [...this.nodes.values()].find((n) => n.id === owner);
+        if (!to) {
+          c.routes.delete(site.site);
+          c.queue.unshift(entry);
+          continue;
+        }
+        this.sendTo(to.address, { command: 'CMD_UM_URI', dspecName: name, entry }, 0);
+      }
+    }
+  }
+
+  private sendRoute(to: string, collection: string, owner: string, site: string): void {
+    const host = hostOfSite(site);
+    const dns = this.dns.get(host);
+    const ttl = dns ? Math.max(0, Math.round((dns.expires - this.opts.clock.now()) / 1000)) : 0;
+    this.sendTo(to, { command: 'CMD_UM_ADD_ROUTE', dspecName: collection, route: { nodeId: owner, routingAttribute: site, site, addrinfo: dns?.addrinfo ?? null, ttl } }, 1);
+  }
+
+  private pickNode(): Node {
+    let best: Node | undefined;
+    for (const n of this.nodes.values()) if (!best || n.sites < best.sites) best = n;
+    return best as Node;
+  }
+
+  private sendTo(to: string, message: FscmtNodeSchedulerMessage, priority: FscmtPriority): void {
+    this.opts.send(to, buildFscmtNodeSchedulerMessage(message), priority);
+  }
+}
+
+function startEntry(uri: string): FscmtQueueEntry {
+  return {
+    uri: fscmtParsedUri(uri),
+    referrer: fscmtUnparsedUri(''),
+    uriFlags: FSCMT_URI_FLAGS.URIF_STARTURI,
+    frameFlags: 0,
+    redirects: [],
+    queueFlags: 0,
+    refreshCycle: 0,
+    extra: new FswcuDict(),
+  };
+}
+
+/** The crawl site of an entry: host[:port] as in the URI (the routing unit), and the host to resolve. */
+export function siteOf(entry: FscmtQueueEntry): { site: string; host: string } | undefined {
+  try {
+    const u = new URL(entry.uri.uri);
+    if (!u.hostname) return undefined;
+    return { site: u.host.toLowerCase(), host: u.hostname.toLowerCase() };
+  } catch {
+    return undefined;
+  }
+}
+
+function hostOfSite(site: string): string {
+  const i = site.lastIndexOf(':');
+  return i > 0 && !site.endsWith(']') ? site.slice(0, i) : site;
+}

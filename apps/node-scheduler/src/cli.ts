@@ -1,0 +1,84 @@
+import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+
+export const HELP = `Usage: node-scheduler --id <node id> [options]
+
+MS-FSCMT node scheduler on the NATS crawl cluster (address ns/<id>): registers with the multinode scheduler,
+crawls the sites routed to it over HTTP(S) (robots.txt, politeness delay, limits of the crawl configuration),
+de-duplicates content with a duplicate server and feeds the pages it owns into the feeding chain.
+
+Options:
+  --nats <url>            NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
+  --cluster <name>        crawl cluster name on NATS (default: default)
+  --id <node id>          this node scheduler's id
+  --mns <id>              the multinode scheduler's id (default: main)
+  --dup <id>              the duplicate server's id (default: none, every page owns its content)
+  --no-feed               crawl without feeding (no feeding chain needed)
+  --ip-key <ip|ip-port>   crawl permissions per IP (the spec) or per IP and port (several test sites on one
+                          loopback IP) (default: ip)
+  --user-agent <name>     User-Agent and robots.txt agent name (default: esp-crawler)
+  --concurrency <n>       fetches in flight at most, one per site (default: 16)
+  --keepalive-ms <ms>     keep-alive interval (default: 120000)
+  --stats-ms <ms>         CMD_UM_STAT interval (default: 60000)
+  -h, --help              show this help
+`;
+
+export type Cli = CliResult<{
+  nats: string[];
+  cluster: string;
+  nodeId: string;
+  mns: string;
+  dup: string | undefined;
+  feed: boolean;
+  ipKey: 'ip' | 'ip-port';
+  userAgent: string;
+  concurrency: number;
+  keepaliveMs: number;
+  statsMs: number;
+}>;
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
+  const parsed = tryParseArgs({
+    args: argv,
+    options: {
+      nats: { type: 'string' },
+      cluster: { type: 'string' },
+      id: { type: 'string' },
+      mns: { type: 'string' },
+      dup: { type: 'string' },
+      'no-feed': { type: 'boolean' },
+      'ip-key': { type: 'string' },
+      'user-agent': { type: 'string' },
+      concurrency: { type: 'string' },
+      'keepalive-ms': { type: 'string' },
+      'stats-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if ('error' in parsed) return { kind: 'error', message: parsed.error };
+  const { values } = parsed;
+  if (values.help) return { kind: 'help', text: HELP };
+  if (!values.id) return { kind: 'error', message: '--id is required' };
+  const ipKey = values['ip-key'] ?? 'ip';
+  if (ipKey !== 'ip' && ipKey !== 'ip-port') return { kind: 'error', message: `--ip-key must be ip or ip-port, got "${ipKey}"` };
+  const concurrency = integerOption('concurrency', values.concurrency, 16, 1, 1000);
+  if (typeof concurrency === 'string') return { kind: 'error', message: concurrency };
+  const keepaliveMs = integerOption('keepalive-ms', values['keepalive-ms'], 120_000, 10, 86_400_000);
+  if (typeof keepaliveMs === 'string') return { kind: 'error', message: keepaliveMs };
+  const statsMs = integerOption('stats-ms', values['stats-ms'], 60_000, 10, 86_400_000);
+  if (typeof statsMs === 'string') return { kind: 'error', message: statsMs };
+  return {
+    kind: 'run',
+    nats: natsServers(values.nats, env),
+    cluster: values.cluster ?? 'default',
+    nodeId: values.id,
+    mns: values.mns ?? 'main',
+    dup: values.dup,
+    feed: !values['no-feed'],
+    ipKey,
+    userAgent: values['user-agent'] ?? 'esp-crawler',
+    concurrency,
+    keepaliveMs,
+    statsMs,
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The node scheduler's I/O edge: takes fetches from the machine as sites become due (at most `concurrency` at
+ * once, one per site), fetches over HTTP(S) with robots.txt, bounded bodies and timeouts, extracts links, checks
+ * the content checksum with the duplicate server, and feeds the owner's copy into the feeding chain.
+ *
+ *   const crawler = new Crawler({ machine, userAgent: 'esp-crawler', checksum, feed });
+ *   crawler.wake();
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from '@esp/logging';
+import { extractLinks } from './link-extractor';
+import type { Fetch, NodeSchedulerMachine } from './node-scheduler-machine';
+import { ALLOW_ALL, DENY_ALL, parseRobots, robotsAllows, type RobotsRules } from './robots';
+
+export interface CrawledPage {
+  collection: string;
+  uri: string;
+  site: string;
+  title: string;
+  html: string;
+  text: string;
+  contentType: string;
+  checksum: Uint8Array;
+}
+
+export interface CrawlerOptions {
+  machine: NodeSchedulerMachine;
+  userAgent?: string;
+  concurrency?: number;
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  /** Who owns this content? Resolves to the owner URI (the duplicate server's answer), or the page's own URI. */
+  checksum: (collection: string, uri: string, csum: Uint8Array) => Promise<string>;
+  /** Feeds an owned page. */
+  feed: (page: CrawledPage) => Promise<void>;
+  /** A page whose content another URI owns. */
+  onDuplicate?: (page: CrawledPage, ownUri: string) => void;
+  log?: Logger;
+}
+
+export class Crawler {
+  private running = 0;
+  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly robots = new Map<string, Promise<RobotsRules>>();
+  /** Fetches per URI, so tests and benchmarks can check "each page once". */
+  readonly fetchCount = new Map<string, number>();
+
+  constructor(private readonly opts: CrawlerOptions) {}
+
+  get inFlight(): number {
+    return this.running;
+  }
+
+  wake(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => this.pump());
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private pump(): void {
+    this.scheduled = false;
+    if (this.stopped) return;
+    const max = this.opts.concurrency ?? 16;
+    while (this.running < max) {
+      const f = this.opts.machine.nextFetch();
+      if (!f) break;
+      this.running++;
+      void this.crawl(f).finally(() => {
+        this.running--;
+        this.wake();
+      });
+    }
+    const wait = this.opts.machine.nextWakeMs();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = wait === undefined ? undefined : setTimeout(() => this.wake(), Math.max(1, wait));
+  }
+
+  private async crawl(f: Fetch): Promise<void> {
+    const m = this.opts.machine;
+    const uri = f.entry.uri.uri;
+    try {
+      const url = new URL(uri);
+      if (f.settings.robots) {
+        const rules = await this.robotsFor(url);
+        if (!robotsAllows(rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' }, false);
+      }
+      this.fetchCount.set(uri, (this.fetchCount.get(uri) ?? 0) + 1);
+      const res = await fetch(url, {
+        redirect: 'manual',
+        headers: { 'user-agent': this.opts.userAgent ?? 'esp-crawler' },
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+      });
+      if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
+        await res.body?.cancel();
+        const location = new URL(res.headers.get('location') as string, url);
+        location.hash = '';
+        return m.fetched(f, { kind: 'redirect', location: location.toString(), status: res.status }, false);
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` }, false);
+      }
+      const body = await readLimited(res, this.opts.maxBodyBytes ?? 10 * 1024 * 1024);
+      m.requestDone(f);
+      const contentType = (res.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]?.trim().toLowerCase() ?? '';
+      const html = new TextDecoder().decode(body);
+      const isHtml = contentType === 'text/html' || contentType === 'application/xhtml+xml';
+      const page = isHtml ? extractLinks(html, uri, f.settings.linkTags) : { links: [], title: '', text: html, refresh: undefined };
+      const checksum = new Uint8Array(createHash('md5').update(body).digest());
+      const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, html, text: page.text, contentType, checksum };
+      const ownUri = await this.opts.checksum(f.collection, uri, checksum);
+      const owner = ownUri === uri;
+      if (owner) await this.opts.feed(crawled);
+      else this.opts.onDuplicate?.(crawled, ownUri);
+      m.fetched(f, { kind: 'page', links: page.links }, owner);
+    } catch (err) {
+      m.fetched(f, { kind: 'error', reason: (err as Error).message }, false);
+    }
+  }
+
+  private robotsFor(url: URL): Promise<RobotsRules> {
+    const origin = url.origin;
+    let p = this.robots.get(origin);
+    if (!p) {
+      p = (async () => {
+        try {
+          const res = await fetch(`${origin}/robots.txt`, {
+            headers: { 'user-agent': this.opts.userAgent ?? 'esp-crawler' },
+            signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+          });
+          if (res.status >= 400 && res.status < 500) return ALLOW_ALL;
+          if (!res.ok) return DENY_ALL;
+          return parseRobots(new TextDecoder().decode(await readLimited(res, 512 * 1024)), this.opts.userAgent ?? 'esp-crawler');
+        } catch {
+          return DENY_ALL;
+        }
+      })();
+      this.robots.set(origin, p);
+    }
+    return p;
+  }
+}
+
+async function readLimited(res: Response, max: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for await (const chunk of res.body ?? []) {
+    n += chunk.length;
+    if (n > max) throw new Error(`body over ${max} bytes`);
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+/**
+ * node-scheduler: crawls the sites the multinode scheduler routes to it (MS-FSCMT 3.1).
+ *
+ *   nx serve node-scheduler -- --id node1 --dup dup1
+ *   tsx apps/node-scheduler/src/main.ts --id node1 --mns main --dup dup1 --cluster default
+ */
+import { createLogger } from '@esp/logging';
+import { Middleware } from '@esp/middleware';
+import { parseCli } from './cli';
+import { startNodeScheduler } from './node-scheduler';
+
+const cli = parseCli(process.argv.slice(2), process.env);
+if (cli.kind === 'help') {
+  process.stdout.write(cli.text);
+  process.exit(0);
+}
+if (cli.kind === 'error') {
+  process.stderr.write(`node-scheduler: ${cli.message}\nTry --help.\n`);
+  process.exit(2);
+}
+
+const log = createLogger('node-scheduler', { id: cli.nodeId, cluster: cli.cluster });
+const mw = await Middleware.connect({ name: 'node-scheduler', servers: cli.nats, logger: log }).catch((err: Error) => {
+  log.fatal({ err: err.message }, 'cannot connect to NATS');
+  process.exit(1);
+});
+const ns = await startNodeScheduler(mw, { ...cli, log });
+log.info({ address: ns.address, mns: cli.mns, dup: cli.dup, feed: cli.feed }, 'ready');
+
+// a line per collection every 2 s while crawling: what tests and operators watch
+const progress = setInterval(() => {
+  for (const c of ns.machine.collectionNames()) {
+    log.info({ collection: c, ...ns.machine.stats(c), idle: ns.machine.idle, inFlight: ns.crawler.inFlight }, 'crawl progress');
+  }
+}, 2000);
+progress.unref();
+
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal: sig }, 'stopping');
+    void (async () => {
+      await ns.stop();
+      await mw.close();
+      process.exit(0);
+    })();
+  });
+}

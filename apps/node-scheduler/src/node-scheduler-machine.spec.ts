@@ -1,0 +1,174 @@
+import {
+  buildFscmtNodeSchedulerMessage,
+  FSCMT_CONF_STATES,
+  FswcuDict,
+  fswcuBytes,
+  readFscmtMultinodeSchedulerMessage,
+  type FscmtMultinodeSchedulerMessage,
+  type FscmtNodeSchedulerMessage,
+} from '@esp/codecs';
+import { ManualClock } from '@esp/timers';
+import { describe, expect, it } from 'vitest';
+import { BLOCK_MS, entryFor, NodeSchedulerMachine } from './node-scheduler-machine';
+
+const MNS = 'mns';
+const dspec = (extra: Array<[string, unknown]> = []) =>
+  new FswcuDict([[fswcuBytes('delay'), 2], ...extra.map(([k, v]) => [fswcuBytes(k), v] as [Uint8Array, never])]);
+
+function rig(opts: { ipKey?: 'ip' | 'ip-port' } = {}) {
+  const clock = new ManualClock(0);
+  const out: FscmtMultinodeSchedulerMessage[] = [];
+  const events: string[] = [];
+  const m = new NodeSchedulerMachine({
+    nodeId: 'n1',
+    mns: MNS,
+    clock,
+    ipKey: opts.ipKey,
+    send: (to, dict) => {
+      expect(to).toBe(MNS);
+      out.push(readFscmtMultinodeSchedulerMessage(dict));
+    },
+    onConfig: (c) => events.push(`config ${c}`),
+    onDelete: (c, uris) => events.push(`delete ${c} ${uris.join(',')}`),
+  });
+  const recv = (msg: FscmtNodeSchedulerMessage, priority: 0 | 1 = 0) => m.handle(MNS, buildFscmtNodeSchedulerMessage(msg), priority);
+  const route = (site: string, nodeId = 'n1') =>
+    recv({ command: 'CMD_UM_ADD_ROUTE', dspecName: 'web', route: { nodeId, routingAttribute: site, site, addrinfo: null, ttl: 0 } });
+  const uri = (u: string, urgent = false) => recv({ command: urgent ? 'CMD_UM_URI_URG' : 'CMD_UM_URI', dspecName: 'web', entry: entryFor(u, '', 0, []) });
+  const grant = (site: string, allowed: boolean, ip = '127.0.0.1') =>
+    recv({ command: 'CMD_UM_START_CRAWL_IP', dspecName: 'web', data: { ip, site, storeId: 0, allowed } });
+  return { clock, m, out, events, recv, route, uri, grant, take: () => out.splice(0) };
+}
+
+describe('node scheduler', () => {
+  it('starts with CMD_UM_INIT; answers keep-alives; messages from anyone but its multinode scheduler are ignored', () => {
+    const r = rig();
+    r.m.start();
+    expect(r.take()).toEqual([{ command: 'CMD_UM_INIT', nodeId: 'n1', xmlrpc: { host: '127.0.0.1', port: 0 } }]);
+    r.recv({ command: 'CMD_UM_KEEPALIVE' });
+    r.m.handle('someone-else', buildFscmtNodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 0);
+    expect(r.take()).toEqual([{ command: 'CMD_UM_KEEPALIVE_ACK' }]);
+    // keep-alives unanswered twice: CMD_UM_INIT again, in case the scheduler restarted
+    r.clock.advance(120_000);
+    r.clock.advance(120_000);
+    expect(r.take().map((m) => m.command)).toEqual(['CMD_UM_KEEPALIVE', 'CMD_UM_KEEPALIVE']);
+    r.clock.advance(120_000);
+    expect(r.take().map((m) => m.command)).toEqual(['CMD_UM_INIT', 'CMD_UM_KEEPALIVE']);
+    r.m.stop();
+  });
+
+  it('asks CMD_UM_START_CRAWL_IP before crawling a site, then hands out one fetch at a time per site, `delay` apart', () => {
+    const r = rig({ ipKey: 'ip-port' });
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec(), epoch: 1 });
+    expect(r.events).toEqual(['config web']);
+    r.uri('http://127.0.0.1:8001/a');
+    r.uri('http://127.0.0.1:8001/b');
+    r.uri('http://127.0.0.1:8001/c', true); // URG: front of the queue
+    expect(r.take()).toEqual([{ command: 'CMD_UM_START_CRAWL_IP', dspecName: 'web', data: { ip: '127.0.0.1:8001', site: '127.0.0.1:8001', storeId: 0 } }]);
+    expect(r.m.nextFetch()).toBeUndefined();
+    r.grant('127.0.0.1:8001', true, '127.0.0.1:8001');
+    const f1 = r.m.nextFetch()!;
+    expect(f1.entry.uri.uri).toBe('http://127.0.0.1:8001/c');
+    expect(r.m.nextFetch()).toBeUndefined(); // one at a time per site
+    r.m.fetched(f1, { kind: 'excluded' }, false); // robots.txt said no: no request, no delay
+    const f2 = r.m.nextFetch()!;
+    expect(f2.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
+    r.m.fetched(f2, { kind: 'page', links: [] }, true);
+    expect(r.m.nextFetch()).toBeUndefined(); // politeness
+    expect(r.m.nextWakeMs()).toBe(2000);
+    r.clock.advance(2000);
+    expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/b');
+  });
+
+  it('a refused site is blocked for 30 minutes with its entries kept, then asked again', () => {
+    const r = rig();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec() });
+    r.uri('http://127.0.0.1:8001/a');
+    r.take();
+    r.grant('127.0.0.1:8001', false);
+    expect(r.m.nextFetch()).toBeUndefined();
+    expect(r.m.nextWakeMs()).toBe(BLOCK_MS);
+    r.clock.advance(BLOCK_MS);
+    expect(r.m.nextFetch()).toBeUndefined();
+    expect(r.take().map((m) => m.command)).toEqual(['CMD_UM_START_CRAWL_IP']);
+    r.grant('127.0.0.1:8001', true);
+    expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
+  });
+
+  it('links: routed here -> local queue once; elsewhere or unrouted -> CMD_UM_URI to the multinode scheduler once; excluded ones dropped', () => {
+    const r = rig();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec([['exclude_uris', new FswcuDict([[fswcuBytes('prefix'), [fswcuBytes('http://127.0.0.1:8001/private/')]]])]]) });
+    r.route('127.0.0.1:8001');
+    r.route('127.0.0.1:8002', 'n2');
+    r.uri('http://127.0.0.1:8001/');
+    r.grant('127.0.0.1:8001', true);
+    r.take();
+    const f = r.m.nextFetch()!;
+    const links = ['http://127.0.0.1:8001/x', 'http://127.0.0.1:8001/x', 'http://127.0.0.1:8001/private/p', 'http://127.0.0.1:8002/y', 'http://127.0.0.1:8003/z', 'http://127.0.0.1:8003/z'];
+    r.m.fetched(f, { kind: 'page', links }, true);
+    const sent = r.take().filter((m) => m.command === 'CMD_UM_URI');
+    expect(sent.map((m) => (m as { entry: { uri: { uri: string } } }).entry.uri.uri)).toEqual(['http://127.0.0.1:8002/y', 'http://127.0.0.1:8003/z']);
+    expect(r.m.stats('web')).toMatchObject({ fetched: 1, fed: 1, excluded: 1 });
+    r.clock.advance(2000);
+    expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/x');
+  });
+
+  it('a redirect queues its target with the redirect trail', () => {
+    const r = rig();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec() });
+    r.route('127.0.0.1:8001');
+    r.uri('http://127.0.0.1:8001/r');
+    r.grant('127.0.0.1:8001', true);
+    r.m.fetched(r.m.nextFetch()!, { kind: 'redirect', location: 'http://127.0.0.1:8001/target', status: 301 }, false);
+    r.clock.advance(2000);
+    const next = r.m.nextFetch()!;
+    expect(next.entry.uri.uri).toBe('http://127.0.0.1:8001/target');
+    expect(next.entry.redirects).toEqual([{ uri: 'http://127.0.0.1:8001/r', kind: 0x20 }]);
+  });
+
+  it('crawlmode DEPTH:1 follows links one level from the start URI', () => {
+    const r = rig();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec([['crawlmode', new FswcuDict([[fswcuBytes('mode'), fswcuBytes('DEPTH:1')]])]]) });
+    r.route('127.0.0.1:8001');
+    r.uri('http://127.0.0.1:8001/');
+    r.grant('127.0.0.1:8001', true);
+    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: ['http://127.0.0.1:8001/1'] }, true);
+    r.clock.advance(2000);
+    const second = r.m.nextFetch()!;
+    expect(second.depth).toBe(1);
+    r.m.fetched(second, { kind: 'page', links: ['http://127.0.0.1:8001/2'] }, true);
+    r.clock.advance(2000);
+    expect(r.m.nextFetch()).toBeUndefined();
+  });
+
+  it('suspend stops handing out work, resume restarts it; quarantine holds a site until it expires (5 s timer)', () => {
+    const r = rig();
+    r.m.start();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec() });
+    r.uri('http://127.0.0.1:8001/a');
+    r.grant('127.0.0.1:8001', true);
+    r.recv({ command: 'CMD_ADM_CONF_SUSPEND', dspecName: 'web', state: FSCMT_CONF_STATES.SUSPENDED_BY_USER });
+    expect(r.m.nextFetch()).toBeUndefined();
+    r.recv({ command: 'CMD_ADM_CONF_RESUME', dspecName: 'web' });
+    r.recv({ command: 'CMD_UM_QUARANTINE_SITE_REQUEUE', dspecName: 'web', data: { site: '127.0.0.1:8001', seconds: 7 } });
+    expect(r.m.nextFetch()).toBeUndefined();
+    r.clock.advance(10_000);
+    expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
+    r.m.stop();
+  });
+
+  it('delete site reports the fed URIs for removal; CONF_REMOVE answers CMD_UM_DELETE_OK', async () => {
+    const r = rig();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec() });
+    r.uri('http://127.0.0.1:8001/a');
+    r.grant('127.0.0.1:8001', true);
+    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: [] }, true);
+    r.recv({ command: 'CMD_UM_DELETE_SITE', dspecName: 'web', site: '127.0.0.1:8001' });
+    expect(r.events).toContain('delete web http://127.0.0.1:8001/a');
+    r.take();
+    r.recv({ command: 'CMD_ADM_CONF_REMOVE', dspecName: 'web' });
+    await new Promise((res) => setImmediate(res));
+    expect(r.take().map((m) => m.command)).toEqual(['CMD_UM_DELETE_OK']);
+    expect(r.m.collectionNames()).toEqual([]);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The node scheduler's side of the duplicate server protocol (MS-FSCMT 3.1.5.22 to 3.1.5.27) as a promise API:
+ * PPDUP_SET_CONFIG with the link's vector clock, PPDUP_ADD / PPDUP_REMOVE answered by PPDUP_ADD_OK / PPDUP_REMOVE_OK
+ * (or PPDUP_ERROR), keep-alives answered, PPDUP_PROMOTE_REQ handed to a callback. Many operations may be in flight
+ * (pipelining); answers are matched by collection and URI, the key the spec's answers carry.
+ *
+ *   const dup = await DuplicateServerClient.start(mw.bus, { self, server: dupAddress, node: 'node1' });
+ *   await dup.setConfig('web', configDict);
+ *   const { ownUri } = await dup.add('web', 'http://a/1', checksum);   // ownUri !== uri: a duplicate
+ */
+import {
+  buildFscmtDuplicateServerMessage,
+  FSCMT_KEYS,
+  readFscmtNodeSchedulerMessage,
+  type FscmtDuplicateServerMessage,
+  type FscmtPriority,
+  type FswcuDict,
+} from '@esp/codecs';
+import type { Logger } from '@esp/logging';
+import type { RawBus } from '@esp/middleware';
+import { CrawlEndpoint, type CrawlInbound } from './crawl-endpoint';
+import type { CrawlPeer } from './crawl-subjects';
+
+export class DuplicateServerError extends Error {
+  override readonly name = 'DuplicateServerError';
+  readonly code = 'duplicate_server_error';
+  constructor(
+    message: string,
+    readonly collection: string,
+  ) {
+    super(message);
+  }
+}
+
+export class DuplicateServerTimeout extends Error {
+  override readonly name = 'DuplicateServerTimeout';
+  readonly code = 'duplicate_server_timeout';
+  readonly retryable = true;
+}
+
+interface Waiter {
+  resolve: (v: { ownUri: string }) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface DuplicateServerClientOptions {
+  self: CrawlPeer;
+  /** The duplicate server's address. */
+  server: string;
+  /** PKT_ID of this node scheduler. */
+  node: string;
+  timeoutMs?: number;
+  onPromote?: (collection: string, csum: Uint8Array) => void;
+  log?: Logger;
+  /** Share an endpoint instead of opening one (a node scheduler talks to several servers through one address). */
+  endpoint?: CrawlEndpoint;
+}
+
+export class DuplicateServerClient {
+  private readonly waiters = new Map<string, Waiter[]>();
+  private readonly configWaiters = new Map<number, () => void>();
+  private vclock = 0;
+  private endpoint!: CrawlEndpoint;
+  private ownsEndpoint = false;
+
+  private constructor(private readonly opts: DuplicateServerClientOptions) {}
+
+  static async start(bus: RawBus, opts: DuplicateServerClientOptions): Promise<DuplicateServerClient> {
+    const c = new DuplicateServerClient(opts);
+    if (opts.endpoint) c.endpoint = opts.endpoint;
+    else {
+      c.endpoint = await CrawlEndpoint.start(bus, { self: opts.self, onBatch: (b) => c.onBatch(b), log: opts.log });
+      c.ownsEndpoint = true;
+    }
+    return c;
+  }
+
+  get inFlight(): number {
+    let n = 0;
+    for (const w of this.waiters.values()) n += w.length;
+    return n;
+  }
+
+  /** Resolves when the server acknowledged this very PPDUP_SET_CONFIG (its vector clock, 3.1.5.22). */
+  setConfig(collection: string, config: FswcuDict): Promise<void> {
+    const vclock = ++this.vclock;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.configWaiters.delete(vclock);
+        reject(new DuplicateServerTimeout(`no PPDUP_CONFIG_ACK for vector clock ${vclock}`));
+      }, this.opts.timeoutMs ?? 10_000);
+      this.configWaiters.set(vclock, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.send({ command: 'PPDUP_SET_CONFIG', config, vclock, dspecName: collection }, 1);
+    });
+  }
+
+  add(collection: string, uri: string, csum: Uint8Array, priority: FscmtPriority = 0): Promise<{ ownUri: string }> {
+    return this.operation(collection, uri, { command: 'PPDUP_ADD', dspecName: collection, id: this.opts.node, uri, csum }, priority);
+  }
+
+  remove(collection: string, uri: string, csum: Uint8Array): Promise<{ ownUri: string }> {
+    return this.operation(collection, uri, { command: 'PPDUP_REMOVE', dspecName: collection, id: this.opts.node, uri, csum }, 0);
+  }
+
+  /** PPDUP_CONF_REMOVE, at the front of the queue: the server deletes the collection's checksums (3.3.5.2). */
+  confRemove(collection: string): void {
+    this.send({ command: 'PPDUP_CONF_REMOVE', dspecName: collection }, 1);
+  }
+
+  /** PPDUP_CONF_REMOVE2, at the back: everything queued before it is done; the server forgets the collection. */
+  confRemove2(collection: string): void {
+    this.send({ command: 'PPDUP_CONF_REMOVE2', dspecName: collection }, 0);
+  }
+
+  /** Feeds messages received on a shared endpoint. Returns false for messages that are not the duplicate server's. */
+  handle(m: CrawlInbound): boolean {
+    if (m.from !== this.opts.server) return false;
+    let msg;
+    try {
+      msg = readFscmtNodeSchedulerMessage(m.dict);
+    } catch (err) {
+      this.opts.log?.warn({ err: (err as Error).message }, 'bad message from the duplicate server');
+      return true;
+    }
+    switch (msg.command) {
+      case 'PPDUP_ADD_OK':
+        this.settle(msg.dspecName, msg.uri, (w) => w.resolve({ ownUri: msg.ownUri ?? msg.uri }));
+        return true;
+      case 'PPDUP_REMOVE_OK':
+        this.settle(msg.dspecName, msg.uri, (w) => w.resolve({ ownUri: msg.uri }));
+        return true;
+      case 'PPDUP_ERROR': {
+        const ur = m.dict.getText(FSCMT_KEYS.PKT_URI);
+        const uri = ur instanceof Uint8Array ? new TextDecoder().decode(ur) : typeof ur === 'string' ? ur : undefined;
+        this.opts.log?.warn({ collection: msg.dspecName, why: msg.why, uri }, 'PPDUP_ERROR');
+        if (uri !== undefined) this.settle(msg.dspecName, uri, (w) => w.reject(new DuplicateServerError(msg.why, msg.dspecName)));
+        return true;
+      }
+      case 'PPDUP_CONFIG_ACK':
+        this.configWaiters.get(msg.vclock)?.();
+        this.configWaiters.delete(msg.vclock);
+        return true;
+      case 'PPDUP_KEEPALIVE':
+        this.send({ command: 'PPDUP_KEEPALIVE_ACK' }, 1);
+        return true;
+      case 'PPDUP_PROMOTE_REQ':
+        this.opts.onPromote?.(msg.dspecName, msg.csum);
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const list of this.waiters.values()) for (const w of list) {
+      clearTimeout(w.timer);
+      w.reject(new DuplicateServerTimeout('client stopped'));
+    }
+    this.waiters.clear();
+    if (this.ownsEndpoint) await this.endpoint.stop();
+  }
+
+  private onBatch(batch: CrawlInbound[]): void {
+    for (const m of batch) this.handle(m);
+  }
+
+  private operation(collection: string, uri: string, msg: FscmtDuplicateServerMessage, priority: FscmtPriority): Promise<{ ownUri: string }> {
+    const key = `${collection}\u0000${uri}`;
+    return new Promise((resolve, reject) => {
+      const w: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const list = this.waiters.get(key);
+          const i = list?.indexOf(w) ?? -1;
+          if (list && i >= 0) list.splice(i, 1);
+          if (list?.length === 0) this.waiters.delete(key);
+          reject(new DuplicateServerTimeout(`no answer from the duplicate server for ${uri}`));
+        }, this.opts.timeoutMs ?? 10_000),
+      };
+      const list = this.waiters.get(key);
+      if (list) list.push(w);
+      else this.waiters.set(key, [w]);
+      this.send(msg, priority);
+    });
+  }
+
+  private settle(collection: string, uri: string, fn: (w: Waiter) => void): void {
+    const key = `${collection}\u0000${uri}`;
+    const list = this.waiters.get(key);
+    const w = list?.shift();
+    if (list?.length === 0) this.waiters.delete(key);
+    if (!w) return;
+    clearTimeout(w.timer);
+    fn(w);
+  }
+
+  private send(msg: FscmtDuplicateServerMessage, priority: FscmtPriority): void {
+    this.endpoint.send(this.opts.server, buildFscmtDuplicateServerMessage(msg), priority);
+  }
+}

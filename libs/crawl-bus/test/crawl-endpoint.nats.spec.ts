@@ -1,0 +1,47 @@
+import { buildFscmtMultinodeSchedulerMessage, encodeFscmtFrame, readFscmtCommand } from '@esp/codecs';
+import { Middleware } from '@esp/middleware';
+import { NatsServer, waitFor } from '@esp/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CrawlEndpoint, type CrawlInbound } from '../src';
+
+let ns: NatsServer;
+let mw: Middleware;
+beforeAll(async () => {
+  ns = await NatsServer.start({ jetstream: false });
+  mw = await Middleware.connect({ name: 'crawl-bus-test', servers: ns.url });
+});
+afterAll(async () => {
+  await mw?.close();
+  await ns?.cleanup();
+});
+
+describe('CrawlEndpoint on a real nats-server', () => {
+  it('frames arrive unchanged with the sender as reply address; one turn is one NATS message, priority 1 first', async () => {
+    const got: CrawlInbound[][] = [];
+    const a = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'ns', id: 'a' }, onBatch: () => undefined });
+    const b = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'mns', id: 'b' }, onBatch: (batch) => got.push(batch) });
+    const uri = (n: number) => encodeFscmtFrame(buildFscmtMultinodeSchedulerMessage({ command: 'CMD_UM_CONF_STATE', dspecName: `c${n}` }), 0);
+    const keepalive = encodeFscmtFrame(buildFscmtMultinodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 1);
+    const frames = [uri(1), uri(2), keepalive, uri(3)];
+    for (const f of frames) a.sendFrame(b.address, f);
+    await a.flush();
+    await waitFor(() => got.flat().length === 4);
+    expect(got).toHaveLength(1);
+    const batch = got[0]!;
+    expect(batch.map((m) => readFscmtCommand(m.dict).name)).toEqual(['CMD_UM_KEEPALIVE', 'CMD_UM_CONF_STATE', 'CMD_UM_CONF_STATE', 'CMD_UM_CONF_STATE']);
+    expect(batch.map((m) => Buffer.from(m.frame).toString('hex'))).toEqual([keepalive, frames[0]!, frames[1]!, frames[3]!].map((f) => Buffer.from(f).toString('hex')));
+    expect(batch.every((m) => m.from === a.address)).toBe(true);
+    await a.stop();
+    await b.stop();
+  });
+
+  it('a message with a bad frame is dropped and counted; the endpoint keeps working', async () => {
+    const got: CrawlInbound[] = [];
+    const b = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'dup', id: 'x' }, onBatch: (batch) => got.push(...batch) });
+    mw.bus.publish(b.address, new Uint8Array([0, 0, 0, 3, 1, 2, 3]), { reply: 'esp.raw.fscmt.t.ns.bad' });
+    mw.bus.publish(b.address, encodeFscmtFrame(buildFscmtMultinodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 0), { reply: 'esp.raw.fscmt.t.ns.good' });
+    await waitFor(() => got.length === 1 && b.dropped === 1);
+    expect(got[0]!.from).toBe('esp.raw.fscmt.t.ns.good');
+    await b.stop();
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Generated web sites served on 127.0.0.1 for crawler tests and benchmarks: several hosts (one port each), pages
+ * linking within and across hosts, redirects (301 within a host, 302 across hosts), a robots.txt that excludes
+ * /private/, and pages whose content is identical under different URLs. Every request is counted, and the sets a
+ * correct crawl must produce are computed from the link graph.
+ *
+ *   const sites = await LocalWebSites.start({ hosts: 4, pagesPerHost: 60 });
+ *   sites.startUris;           // ['http://127.0.0.1:41234/', ...]
+ *   sites.expectedFetches;     // every URL a correct crawl fetches (exactly once each)
+ *   sites.hits.get(url);       // how often it was fetched
+ *   await sites.stop();
+ */
+import { createServer, type Server } from 'node:http';
+
+export interface LocalWebSitesOptions {
+  hosts?: number;
+  pagesPerHost?: number;
+  /** Every n-th page has a byte-identical copy at /copy-<i>.html (default 7). */
+  copyEvery?: number;
+  /** Extra bytes of text per page (default 2000). */
+  pageBytes?: number;
+}
+
+export class LocalWebSites {
+  readonly hits = new Map<string, number>();
+  readonly startUris: string[] = [];
+  /** URLs a correct crawl fetches, each exactly once (pages, copies, redirect sources; robots.txt aside). */
+  readonly expectedFetches = new Set<string>();
+  /** URLs linked but excluded by robots.txt: never fetched. */
+  readonly excluded = new Set<string>();
+  /** Groups of URLs with identical content. */
+  readonly duplicateGroups: string[][] = [];
+  /** URLs whose content is unique or first of a group... every page with content (redirect sources excluded). */
+  readonly contentPages = new Set<string>();
+  /** A word that appears in exactly one page's content (copies share their original's). */
+  readonly tokenOf = new Map<string, string>();
+  private readonly servers: Server[] = [];
+  private ports: number[] = [];
+
+  private constructor(private readonly opts: Required<LocalWebSitesOptions>) {}
+
+  static async start(options: LocalWebSitesOptions = {}): Promise<LocalWebSites> {
+    const s = new LocalWebSites({ hosts: 4, pagesPerHost: 60, copyEvery: 7, pageBytes: 2000, ...options });
+    await s.listen();
+    s.plan();
+    return s;
+  }
+
+  get totalHits(): number {
+    let n = 0;
+    for (const [url, c] of this.hits) if (!url.endsWith('/robots.txt')) n += c;
+    return n;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  }
+
+  private base(h: number): string {
+    return `http://127.0.0.1:${this.ports[h]}`;
+  }
+
+  private page(h: number, i: number): string {
+    return `${this.base(h)}/page-${i}.html`;
+  }
+
+  /** The links of page i of host h (the home page "/" is page 0). */
+  private linksOf(h: number, i: number): string[] {
+    const { hosts, pagesPerHost: P, copyEvery } = this.opts;
+    const out: string[] = [];
+    const local = (j: number): void => {
+      if (j < P) out.push(`/page-${j}.html`);
+    };
+    local(i + 1);
+    local(i + 2);
+    local(i * 2 + 1);
+    out.push(`/private/secret-${i}.html`);
+    if (i % 5 === 0) out.push(`/r/${i + 3}`); // 301 to /page-(i+3).html
+    if (i % copyEvery === 3) out.push(`/copy-${i}.html`);
+    if (i % 10 === 4 && hosts > 1) out.push(`${this.base((h + 1) % hosts)}/x/${i}`); // 302 to the next host
+    if (i % 3 === 0 && hosts > 1) out.push(this.page((h + 1) % hosts, (i + 5) % P)); // a plain cross-host link
+    out.push('#top', 'mailto:someone@example.com');
+    return out;
+  }
+
+  private content(h: number, i: number): string {
+    const token = `tok${h}x${i}q`;
+    const links = this.linksOf(h, i)
+      .map((l, k) => `<a href="${l}">link ${k}</a>`)
+      .join(' ');
+    const filler = `Generated page ${i} of site ${h}. `.repeat(Math.ceil(this.opts.pageBytes / 40));
+    return `<!DOCTYPE html><html><head><title>Site ${h} page ${i}</title></head><body><h1>Page ${i}</h1><p>${token} ${filler}</p><p>${links}</p></body></html>`;
+  }
+
+  private async listen(): Promise<void> {
+    for (let h = 0; h < this.opts.hosts; h++) {
+      const server = createServer((req, res) => {
+        const url = `${this.base(h)}${req.url ?? '/'}`;
+        this.hits.set(url, (this.hits.get(url) ?? 0) + 1);
+        const path = (req.url ?? '/').split('?')[0] ?? '/';
+        const html = (body: string): void => {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(body);
+        };
+        let m: RegExpExecArray | null;
+        if (path === '/robots.txt') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('User-agent: *\nDisallow: /private/\n');
+        } else if (path === '/') html(this.content(h, 0));
+        else if ((m = /^\/page-(\d+)\.html$/.exec(path)) && Number(m[1]) < this.opts.pagesPerHost) html(this.content(h, Number(m[1])));
+        else if ((m = /^\/copy-(\d+)\.html$/.exec(path))) html(this.content(h, Number(m[1])));
+        else if ((m = /^\/r\/(\d+)$/.exec(path))) {
+          res.writeHead(301, { location: `/page-${m[1]}.html` });
+          res.end();
+        } else if ((m = /^\/x\/(\d+)$/.exec(path))) {
+          res.writeHead(302, { location: `/page-${m[1]}.html` });
+          res.end();
+        } else if (path.startsWith('/private/')) html('<html><body>excluded by robots.txt, must never be fetched</body></html>');
+        else {
+          res.writeHead(404);
+          res.end();
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      this.servers.push(server);
+      this.ports.push((server.address() as { port: number }).port);
+    }
+  }
+
+  /** Walks the link graph from the start URIs, as a correct crawler would. */
+  private plan(): void {
+    const P = this.opts.pagesPerHost;
+    for (let h = 0; h < this.opts.hosts; h++) this.startUris.push(`${this.base(h)}/`);
+    const todo = [...this.startUris];
+    const groups = new Map<string, string[]>();
+    while (todo.length > 0) {
+      const url = todo.pop() as string;
+      if (this.expectedFetches.has(url)) continue;
+      const u = new URL(url);
+      const h = this.ports.indexOf(Number(u.port));
+      if (u.pathname.startsWith('/private/')) {
+        this.excluded.add(url);
+        continue;
+      }
+      this.expectedFetches.add(url);
+      let m: RegExpExecArray | null;
+      let i: number | undefined;
+      if (u.pathname === '/') i = 0;
+      else if ((m = /^\/page-(\d+)\.html$/.exec(u.pathname))) i = Number(m[1]);
+      else if ((m = /^\/copy-(\d+)\.html$/.exec(u.pathname))) i = Number(m[1]);
+      else if ((m = /^\/r\/(\d+)$/.exec(u.pathname))) todo.push(`${this.base(h)}/page-${m[1]}.html`);
+      else if ((m = /^\/x\/(\d+)$/.exec(u.pathname))) todo.push(`${this.base(h)}/page-${m[1]}.html`);
+      if (i === undefined || i >= P) continue;
+      this.contentPages.add(url);
+      const key = `${h}:${i}`;
+      groups.set(key, [...(groups.get(key) ?? []), url]);
+      this.tokenOf.set(url, `tok${h}x${i}q`);
+      for (const l of this.linksOf(h, i)) {
+        if (l.startsWith('#') || l.startsWith('mailto:')) continue;
+        todo.push(new URL(l, url).toString());
+      }
+    }
+    for (const g of groups.values()) if (g.length > 1) this.duplicateGroups.push(g.sort());
+  }
+}
