@@ -19,7 +19,7 @@ describe('name-server processes on a real nats-server', () => {
 
   beforeAll(async () => {
     ns = await NatsServer.start();
-    client = await Middleware.connect({ name: 'client', servers: ns.url, timeoutMs: 5000 });
+    client = await Middleware.connect({ name: 'client', servers: ns.url, timeoutMs: 15_000 });
   });
   afterAll(async () => {
     await client?.close();
@@ -86,7 +86,7 @@ describe('name servers on a three-server NATS cluster (bucket with 3 replicas)',
     cluster = await NatsCluster.start(3);
     // one name server on each NATS server
     for (const s of cluster.servers) procs.push(await ChildService.start({ entry: ENTRY, args: ['--nats', s.url, '--replicas', '3'] }));
-    for (const s of cluster.servers) clients.push(await Middleware.connect({ name: 'c', servers: [s.url], timeoutMs: 5000 }));
+    for (const s of cluster.servers) clients.push(await Middleware.connect({ name: 'c', servers: [s.url], timeoutMs: 15_000 }));
   }, 90_000);
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));

@@ -48,7 +48,8 @@ describe('xmlrpc security - DTDs and entities', () => {
     expect(e).toBeInstanceOf(XmlRpcForbiddenError);
     expect(e.code).toBe('XMLRPC_FORBIDDEN');
     expect(e.message).toMatch(/DOCTYPE/);
-    expect(elapsed).toBeLessThan(100);
+    // an expansion would take minutes and gigabytes; a bound of a second keeps the claim on a loaded CI machine
+    expect(elapsed).toBeLessThan(1000);
   });
 
   it('billion laughs - a streaming decoder refuses at the end of the DOCTYPE, before the body arrives', () => {
@@ -63,7 +64,8 @@ describe('xmlrpc security - DTDs and entities', () => {
     const xml = `<!DOCTYPE m [<!ENTITY a "${big}">]>${resp(`<value>${'&a;'.repeat(50_000)}</value>`)}`;
     const started = performance.now();
     expect(errorOf(() => decodeXmlRpcResponse(xml))).toBeInstanceOf(XmlRpcForbiddenError);
-    expect(performance.now() - started).toBeLessThan(200);
+    // 50,000 x 50,000 characters expanded would be 2.5 GB; refused at the DOCTYPE it takes milliseconds
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('XXE - external entities, parameter entities and external DTDs are refused', () => {
