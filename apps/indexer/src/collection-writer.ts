@@ -83,7 +83,7 @@ export class CollectionWriter {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** A status was delivered: delete it from the outbox (batched, a few ms later). */
+  /** A status was delivered: delete it from the outbox (with the next write, or on its own a few ms later). */
   ack(seq: number): void {
     this.acks.push(seq);
     this.ackTimer ??= setTimeout(() => this.flushAcks(), 10);
@@ -143,16 +143,20 @@ export class CollectionWriter {
 
   private write(group: { session: WriterSession; batch: OperationSet }[]): void {
     const now = new Date().toISOString();
+    // delivered statuses leave the outbox in this transaction: no commit (and fsync) of their own while batches flow
+    const acks = this.acks.splice(0);
     let results: { session: WriterSession; entries: OutboxEntry[]; result: BatchResult }[];
     try {
-      results = this.db.transaction(() =>
-        group.map(({ session, batch }) => {
+      results = this.db.transaction(() => {
+        this.journal.ack(acks);
+        return group.map(({ session, batch }) => {
           const result = applyBatch(this.docs, this.journal, session.id, batch, now);
           const entries = result.statuses.map((s) => this.journal.append(session.id, s));
           return { session, entries, result };
-        }),
-      )();
+        });
+      })();
     } catch (err) {
+      this.acks.unshift(...acks);
       // nothing of the transaction happened: put the batches back, in order, and try again later
       for (const { session, batch } of [...group].reverse()) {
         session.queue.unshift(batch);

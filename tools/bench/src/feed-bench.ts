@@ -4,7 +4,10 @@
  * same documents as plain NATS requests to a subscriber that does the same store writes (the indexer's SQLite store,
  * one transaction per batch, answered once committed).
  *
- *   npm run bench:feed [-- --docs 20000 --rounds 2]
+ *   npm run bench:feed [-- --docs 20000 --rounds 2 --timings]
+ *
+ * --timings runs the item processors at log level debug and prints the medians of their per-batch timings
+ * (pipeline_ms: the stages; forward_ms: handing the batch to the indexer until it is committed).
  *
  * Prints feed_docs_per_s and baseline_docs_per_s; last line feed_vs_baseline=<feed / baseline>.
  * Goals: ratio >= 0.5 and >= 10,000 docs/s.
@@ -19,7 +22,7 @@ import { Middleware, packValue, RawBus, unpackValue } from '@esp/middleware';
 import { ChildService, NatsServer } from '@esp/testing';
 import { fmt, median } from './stats';
 
-const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, inflight: { type: 'string', default: '8' } } });
+const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, inflight: { type: 'string', default: '8' }, timings: { type: 'boolean', default: false } } });
 const DOCS = Number(values.docs);
 const ROUNDS = Number(values.rounds);
 const INFLIGHT = Number(values.inflight);
@@ -54,7 +57,12 @@ async function main(): Promise<void> {
       svc('apps/indexer/src/main.ts', ['--data', join(dir, 'index'), '--collections', 'bench']),
       svc('apps/content-distributor/src/main.ts', ['--collections', 'bench']),
     ]);
-    await Promise.all([1, 2].map((i) => svc('apps/item-processor/src/main.ts', ['--name', `bench-ip-${i}`, '--status-port', '0', '--pipeline-config', pipeline])));
+    const ipArgs = (i: number) => ['--name', `bench-ip-${i}`, '--status-port', '0', '--pipeline-config', pipeline];
+    const ipEnv = values.timings ? { LOG_LEVEL: 'debug' } : childEnv;
+    const ips = await Promise.all(
+      [1, 2].map((i) => ChildService.start({ entry: 'apps/item-processor/src/main.ts', args: ['--nats', ns.url, ...ipArgs(i)], env: ipEnv, startTimeoutMs: 60_000 })),
+    );
+    procs.push(...ips);
     const subject = RawBus.subject('bench', 'feed-baseline');
     await svc('apps/indexer/src/bench-baseline-main.ts', ['--data', join(dir, 'baseline'), '--subject', subject]);
 
@@ -93,6 +101,11 @@ async function main(): Promise<void> {
     }
     const feed = median(feedRates);
     const base = median(baseRates);
+    if (values.timings) {
+      const batches = ips.flatMap((p) => p.logs.filter((l) => l['msg'] === 'batch processed'));
+      const ms = (k: string) => median(batches.map((l) => Number(l[k])));
+      console.log(`item processor timings (median of ${batches.length} batches): pipeline_ms=${ms('pipeline_ms')} forward_ms=${ms('forward_ms')}`);
+    }
     console.log(`docs=${DOCS} batch=${BATCH} rounds=${ROUNDS} doc_bytes~1000 item_processors=2`);
     console.log(`baseline_docs_per_s=${fmt(base, 0)}`);
     console.log(`feed_docs_per_s=${fmt(feed, 0)} (goal >= 10000)`);
