@@ -15,6 +15,7 @@ import type { Logger } from '@esp/logging';
 import type { Middleware, ServerObject } from '@esp/middleware';
 import { backoffDelay, sleep } from '@esp/timers';
 import { toOperation, type FeedDocument } from './feed-document';
+import { ProcessorCredits } from './processor-credits';
 
 /** How one document ended. */
 export type DocumentOutcome =
@@ -117,6 +118,7 @@ export class FeedingClient {
   };
   private readonly outcomes = new Map<string, DocumentOutcome>();
   private waiters: (() => void)[] = [];
+  private readonly credits = new ProcessorCredits();
   private sending: Promise<void> = Promise.resolve();
   private readonly batchSize: number;
   private readonly maxInFlightOps: number;
@@ -197,17 +199,19 @@ export class FeedingClient {
     const batch = new OperationSet({ completed_op_id: this.completedOpId, operations: ops });
     for (let attempt = 0; ; attempt++) {
       try {
+        await this.credits.ready();
         await this.session.process(batch);
+        this.credits.taken();
         this.stats.batches++;
         return;
       } catch (err) {
         const retryable = err instanceof ProcessorsBusy || err instanceof SystemResourceError || err instanceof ShuttingDown || (err as { retryable?: boolean }).retryable === true;
         if (retryable && attempt < 10_000) {
           this.stats.busyRetries++;
-          // processors_busy lasts one batch time (tens of ms): retry soon, or the processors idle while we sleep;
-          // anything else (a distributor shutting down, a resource error) backs off further
-          const busy = err instanceof ProcessorsBusy;
-          await sleep(backoffDelay(attempt, busy ? { initialMs: 1, maxMs: 10, jitter: true } : { initialMs: 10, maxMs: 1000, jitter: true }));
+          // processors_busy lasts until a processor reports its batch: the next attempt waits for that (credits.ready,
+          // at most 10 ms); anything else (a distributor shutting down, a resource error) backs off further
+          if (err instanceof ProcessorsBusy) this.credits.busy();
+          else await sleep(backoffDelay(attempt, { initialMs: 10, maxMs: 1000, jitter: true }));
           continue;
         }
         // not accepted and not retryable: each operation ends here, failed with the reason
@@ -286,6 +290,7 @@ export class FeedingClient {
       }
       return;
     }
+    if (state === OperationState.completed && subsystem !== 'indexing') this.credits.freed();
     const again: { doc: FeedDocument; attempts: number }[] = [];
     if (state === OperationState.lost) {
       for (const [opId, e] of errorsByOp) {

@@ -7,7 +7,9 @@
  *   npm run bench:feed [-- --docs 20000 --rounds 2 --timings]
  *
  * --timings runs the item processors at log level debug and prints the medians of their per-batch timings
- * (pipeline_ms: the stages; forward_ms: handing the batch to the indexer until it is committed).
+ * (pipeline_ms: the stages; forward_ms: handing the batch to the indexer until it is committed), and the CPU time
+ * each process spent per batch of 100 in the feed and in the baseline (from /proc: independent of the load of the
+ * shared machine, unlike docs/s).
  *
  * Prints feed_docs_per_s and baseline_docs_per_s; last line feed_vs_baseline=<feed / baseline>.
  * Goals: ratio >= 0.5 and >= 10,000 docs/s.
@@ -20,6 +22,7 @@ import { FeedingClient, type FeedDocument } from '@esp/content-client';
 import { createLogger } from '@esp/logging';
 import { Middleware, packValue, RawBus, unpackValue } from '@esp/middleware';
 import { ChildService, NatsServer } from '@esp/testing';
+import { cpuDelta, cpuOf } from './proc-cpu';
 import { fmt, median } from './stats';
 
 const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, inflight: { type: 'string', default: '8' }, timings: { type: 'boolean', default: false } } });
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
     const pipeline = join(dir, 'pipeline.json');
     writeFileSync(pipeline, JSON.stringify({ pipelines: { standard: process.env['BENCH_EMPTY_PIPELINE'] ? [] : [{ type: 'utf8' }, { type: 'xml' }, { type: 'html' }, { type: 'normalize' }] }, default_pipeline: 'standard' }));
     await svc('apps/name-server/src/main.ts', []);
-    await Promise.all([
+    const [indexer, distributor] = await Promise.all([
       svc('apps/indexer/src/main.ts', ['--data', join(dir, 'index'), '--collections', 'bench']),
       svc('apps/content-distributor/src/main.ts', ['--collections', 'bench']),
     ]);
@@ -64,7 +67,11 @@ async function main(): Promise<void> {
     );
     procs.push(...ips);
     const subject = RawBus.subject('bench', 'feed-baseline');
-    await svc('apps/indexer/src/bench-baseline-main.ts', ['--data', join(dir, 'baseline'), '--subject', subject]);
+    const baseline = await svc('apps/indexer/src/bench-baseline-main.ts', ['--data', join(dir, 'baseline'), '--subject', subject]);
+    const pids: Record<string, number> = { nats: ns.pid, bench: process.pid, indexer: indexer.pid, distributor: distributor.pid, baseline: baseline.pid };
+    ips.forEach((p, i) => (pids[`ip${i + 1}`] = p.pid));
+    const feedCpu: Record<string, number>[] = [];
+    const baseCpu: Record<string, number>[] = [];
 
     const feedRates: number[] = [];
     const baseRates: number[] = [];
@@ -72,6 +79,7 @@ async function main(): Promise<void> {
       // baseline: the same documents, plain requests, up to INFLIGHT batches at once
       const docs = Array.from({ length: DOCS }, (_, i) => makeDoc(round, i));
       let next = 0;
+      const c0 = cpuOf(pids);
       const t0 = performance.now();
       await Promise.all(
         Array.from({ length: INFLIGHT }, async () => {
@@ -85,13 +93,16 @@ async function main(): Promise<void> {
         }),
       );
       baseRates.push(DOCS / ((performance.now() - t0) / 1000));
+      baseCpu.push(cpuDelta(c0, cpuOf(pids)));
 
       // the feeding chain: from the first document fed until the last is completed
       const client = await FeedingClient.open({ mw, collection: 'bench', log, batchSize: BATCH });
+      const c1 = cpuOf(pids);
       const t1 = performance.now();
       for (const d of docs) await client.feed(d);
       const { stats, unfinished } = await client.drain(600_000);
       const secs = (performance.now() - t1) / 1000;
+      feedCpu.push(cpuDelta(c1, cpuOf(pids)));
       if (unfinished.length || stats.completed !== DOCS) throw new Error(`feed did not complete: ${JSON.stringify(stats)}`);
       const feedRate = DOCS / secs;
       const baseRate = baseRates[baseRates.length - 1] ?? NaN;
@@ -105,6 +116,16 @@ async function main(): Promise<void> {
       const batches = ips.flatMap((p) => p.logs.filter((l) => l['msg'] === 'batch processed'));
       const ms = (k: string) => median(batches.map((l) => Number(l[k])));
       console.log(`item processor timings (median of ${batches.length} batches): pipeline_ms=${ms('pipeline_ms')} forward_ms=${ms('forward_ms')}`);
+      const perBatch = (runs: Record<string, number>[]) => {
+        const sum: Record<string, number> = {};
+        for (const r of runs) for (const [k, v] of Object.entries(r)) sum[k] = (sum[k] ?? 0) + v;
+        const batchCount = (runs.length * DOCS) / BATCH;
+        const parts = Object.entries(sum).filter(([, v]) => v > 0);
+        const total = parts.reduce((a, [, v]) => a + v, 0);
+        return `${fmt(total / batchCount)} ms (${parts.map(([k, v]) => `${k} ${fmt(v / batchCount)}`).join(', ')})`;
+      };
+      console.log(`cpu per batch, feed: ${perBatch(feedCpu)}`);
+      console.log(`cpu per batch, baseline: ${perBatch(baseCpu)}`);
     }
     console.log(`docs=${DOCS} batch=${BATCH} rounds=${ROUNDS} doc_bytes~1000 item_processors=2`);
     console.log(`baseline_docs_per_s=${fmt(base, 0)}`);
