@@ -142,6 +142,7 @@ export class CollectionWriter {
   }
 
   private write(group: { session: WriterSession; batch: OperationSet }[]): void {
+    const t0 = performance.now();
     const now = new Date().toISOString();
     // delivered statuses leave the outbox in this transaction: no commit (and fsync) of their own while batches flow
     const acks = this.acks.splice(0);
@@ -174,6 +175,7 @@ export class CollectionWriter {
     this.failures = 0;
     this.stats.commits++;
     this.stats.batches += group.length;
+    this.log.debug({ batches: group.length, write_ms: Math.round((performance.now() - t0) * 10) / 10 }, 'committed');
     for (const { session, entries, result } of results) session.committed(entries, result);
   }
 }
