@@ -34,6 +34,9 @@ export interface WriterOptions {
   retryMaxMs?: number;
 }
 
+/** How long delivered statuses may wait for a write to take their delete along (ms). */
+const ACK_FLUSH_MS = 250;
+
 export class CollectionWriter {
   private readonly waiting = new Set<WriterSession>();
   private scheduled = false;
@@ -83,10 +86,15 @@ export class CollectionWriter {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** A status was delivered: delete it from the outbox (with the next write, or on its own a few ms later). */
+  /**
+   * A status was delivered: delete it from the outbox, with the next write's transaction, or in one of its own once
+   * no write has come for ACK_FLUSH_MS. Not sooner: a transaction of its own is a second commit and fsync, which at
+   * 10 ms cost the indexer as much time as its writes did. A crash before the delete means the status is delivered
+   * again after the restart, which the callback contract allows.
+   */
   ack(seq: number): void {
     this.acks.push(seq);
-    this.ackTimer ??= setTimeout(() => this.flushAcks(), 10);
+    this.ackTimer ??= setTimeout(() => this.flushAcks(), ACK_FLUSH_MS);
   }
 
   flushAcks(): void {
