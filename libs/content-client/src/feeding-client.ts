@@ -198,8 +198,10 @@ export class FeedingClient {
     });
     const batch = new OperationSet({ completed_op_id: this.completedOpId, operations: ops });
     for (let attempt = 0; ; attempt++) {
+      let mark = 0;
       try {
         await this.credits.ready();
+        mark = this.credits.mark();
         await this.session.process(batch);
         this.credits.taken();
         this.stats.batches++;
@@ -209,8 +211,8 @@ export class FeedingClient {
         if (retryable && attempt < 10_000) {
           this.stats.busyRetries++;
           // processors_busy lasts until a processor reports its batch: the next attempt waits for that (credits.ready,
-          // at most 10 ms); anything else (a distributor shutting down, a resource error) backs off further
-          if (err instanceof ProcessorsBusy) this.credits.busy();
+          // at most 50 ms); anything else (a distributor shutting down, a resource error) backs off further
+          if (err instanceof ProcessorsBusy) this.credits.busy(mark);
           else await sleep(backoffDelay(attempt, { initialMs: 10, maxMs: 1000, jitter: true }));
           continue;
         }

@@ -7,7 +7,8 @@
  *
  *   const credits = new ProcessorCredits();
  *   await credits.ready();   // at once until the first busy; then until a processor is freed, at most maxWaitMs
- *   credits.busy() | credits.taken() | credits.freed()
+ *   const mark = credits.mark();  // then the call; after it: credits.taken(), or credits.busy(mark)
+ *   credits.freed()               // on each processing-completed callback
  *
  * Only a hint: unknown (unbounded) until the first processors_busy, and ready() never waits longer than maxWaitMs,
  * so a callback that is late or lost (the distributor drops informational callbacks when a client lags) costs at
@@ -17,10 +18,11 @@ import { systemClock, type Clock } from '@esp/timers';
 
 export class ProcessorCredits {
   private free = Number.POSITIVE_INFINITY;
+  private freedTotal = 0;
   private waiters: (() => void)[] = [];
 
   constructor(
-    private readonly maxWaitMs = 10,
+    private readonly maxWaitMs = 50,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -29,9 +31,14 @@ export class ProcessorCredits {
     return this.free;
   }
 
-  /** processors_busy: none is free now. */
-  busy(): void {
-    this.free = 0;
+  /** Taken before a call, for busy(): a processor freed while the call was under way is free still. */
+  mark(): number {
+    return this.freedTotal;
+  }
+
+  /** processors_busy for a call made at `mark`: none was free, but those freed since then are. */
+  busy(mark: number): void {
+    this.free = Math.max(0, this.freedTotal - mark);
   }
 
   /** A batch was taken by a processor. */
@@ -41,6 +48,7 @@ export class ProcessorCredits {
 
   /** A processor reported its batch processed: it is free again. */
   freed(): void {
+    this.freedTotal++;
     if (Number.isFinite(this.free)) this.free++;
     const w = this.waiters;
     this.waiters = [];
