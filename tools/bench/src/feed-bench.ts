@@ -6,10 +6,11 @@
  *
  *   npm run bench:feed [-- --docs 20000 --rounds 3 --timings]
  *
- * --timings runs the item processors at log level debug and prints the medians of their per-batch timings
- * (pipeline_ms: the stages; forward_ms: handing the batch to the indexer until it is committed), and the CPU time
- * each process spent per batch of 100 in the feed and in the baseline (from /proc: independent of the load of the
- * shared machine, unlike docs/s).
+ * It also prints the CPU time each process spent per batch of 100 in the feed and in the baseline (from /proc:
+ * independent of the load of the shared machine, unlike docs/s), and feed_vs_baseline_by_cpu = baseline / feed CPU
+ * per batch: the ratio to expect where both sides are CPU-bound on the same cores. --timings runs the item
+ * processors and the indexer at log level debug and prints the medians of their per-batch timings (pipeline_ms: the
+ * stages; forward_ms: handing the batch to the indexer until it is committed; the indexer's write_ms per commit).
  *
  * Each round runs the baseline and then the feed back to back. Prints the medians over the rounds of
  * feed_docs_per_s and baseline_docs_per_s; last line feed_vs_baseline=<median of the rounds' feed / baseline>: the
@@ -128,17 +129,22 @@ async function main(): Promise<void> {
       console.log(
         `indexer commits (median of ${commits.length}): batches=${median(commits.map((l) => Number(l['batches'])))} write_ms=${median(commits.map((l) => Number(l['write_ms'])))}`,
       );
-      const perBatch = (runs: Record<string, number>[]) => {
-        const sum: Record<string, number> = {};
-        for (const r of runs) for (const [k, v] of Object.entries(r)) sum[k] = (sum[k] ?? 0) + v;
-        const batchCount = (runs.length * DOCS) / BATCH;
-        const parts = Object.entries(sum).filter(([, v]) => v > 0);
-        const total = parts.reduce((a, [, v]) => a + v, 0);
-        return `${fmt(total / batchCount)} ms (${parts.map(([k, v]) => `${k} ${fmt(v / batchCount)}`).join(', ')})`;
-      };
-      console.log(`cpu per batch, feed: ${perBatch(feedCpu)}`);
-      console.log(`cpu per batch, baseline: ${perBatch(baseCpu)}`);
     }
+    // CPU per batch of every process, summed over the rounds: what each side costs, whatever the load was
+    const perBatch = (runs: Record<string, number>[]) => {
+      const sum: Record<string, number> = {};
+      for (const r of runs) for (const [k, v] of Object.entries(r)) sum[k] = (sum[k] ?? 0) + v;
+      const batchCount = (runs.length * DOCS) / BATCH;
+      const parts = Object.entries(sum).filter(([, v]) => v > 0);
+      const total = parts.reduce((a, [, v]) => a + v, 0) / batchCount;
+      return { total, text: `${fmt(total)} ms (${parts.map(([k, v]) => `${k} ${fmt(v / batchCount)}`).join(', ')})` };
+    };
+    const feedCpuPerBatch = perBatch(feedCpu);
+    const baseCpuPerBatch = perBatch(baseCpu);
+    console.log(`cpu per batch, feed: ${feedCpuPerBatch.text}`);
+    console.log(`cpu per batch, baseline: ${baseCpuPerBatch.text}`);
+    // what the ratio would be where both sides are CPU-bound on the same cores (no other load): baseline / feed CPU
+    console.log(`feed_vs_baseline_by_cpu=${fmt(baseCpuPerBatch.total / feedCpuPerBatch.total)}`);
     console.log(`docs=${DOCS} batch=${BATCH} rounds=${ROUNDS} doc_bytes~1000 item_processors=2`);
     console.log(`baseline_docs_per_s=${fmt(base, 0)}`);
     console.log(`feed_docs_per_s=${fmt(feed, 0)} (goal >= 10000)`);
