@@ -125,7 +125,8 @@ export class BatchProcessor {
     if (this.busyNow) {
       throw new SystemResourceError(`item processor ${name} is busy with another batch`, { what: 'busy: one batch at a time' });
     }
-    const heapUsed = process.memoryUsage().heapUsed;
+    // the heap only (process.memoryUsage() would also read the RSS from the OS, for every batch)
+    const heapUsed = getHeapStatistics().used_heap_size;
     if (heapUsed > this.maxHeapUsed) {
       const what = `out of memory: ${heapUsed} bytes of JS heap in use, limit ${this.maxHeapUsed}`;
       throw new SystemResourceError(`item processor ${name}: ${what}`, { what });
