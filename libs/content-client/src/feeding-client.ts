@@ -100,6 +100,11 @@ export class FeedingClient {
   private nextOpId = 1;
   private readonly pending = new Map<number, PendingOp>();
   private readonly finalIds = new Set<number>();
+  /**
+   * Final before their `received` arrived: the distributor's callbacks and the indexer's come by different senders,
+   * so a batch indexed quickly can overtake its `received`. It is counted when it comes.
+   */
+  private readonly receivedLate = new Set<number>();
   private buffer: FeedDocument[] = [];
   /** Documents queued for resubmission but not sent yet: neither pending nor final, so drain must wait for them. */
   private requeued = 0;
@@ -251,6 +256,7 @@ export class FeedingClient {
       return undefined;
     }
     this.pending.delete(opId);
+    if (!p.received) this.receivedLate.add(opId);
     return p;
   }
 
@@ -277,6 +283,8 @@ export class FeedingClient {
         const p = this.pending.get(id);
         if (p && !p.received) {
           p.received = true;
+          this.stats.received++;
+        } else if (!p && this.receivedLate.delete(id)) {
           this.stats.received++;
         }
       }
