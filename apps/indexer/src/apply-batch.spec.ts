@@ -116,6 +116,24 @@ describe('applyBatch: writes and final-status arbitration', () => {
     expect(apply(batch(0, update(2, 'b', {}), update(3, 'c', {}))).ignored).toEqual([2, 3]); // the floor never goes down
   });
 
+  it('a write that throws fails only its operation (write_failed, resubmit); nothing of it is kept, the rest is written', () => {
+    const upsert = docs.upsert.bind(docs);
+    // writes the document row, then fails: the batch's savepoint must not keep that half-written document
+    docs.upsert = (id, attrs, opId, session, now) => {
+      upsert(id, attrs, opId, session, now);
+      if (id === 'bad') throw new Error('disk I/O error');
+    };
+    const r = apply(batch(0, update(1, 'a', { title: 'A' }), update(2, 'bad', { title: 'B' }), update(3, 'c', { title: 'C' })));
+    expect(r.statuses.map(brief)).toEqual([`secured 1-3`, `completed 1-3 errors=[2:${IndexerErrorCode.write_failed}]`]);
+    expect(r.statuses[1]!.errors[0]).toMatchObject({ operation_id: 2, suggested_action: 0, description: expect.stringMatching(/disk I\/O error/) });
+    expect(r.completed).toEqual([1, 3]);
+    expect(r.failed).toEqual([2]);
+    expect(docs.get('bad')).toBeNull();
+    expect(docs.count()).toBe(2);
+    expect(docs.search('"a"', 10, 0).total + docs.search('"c"', 10, 0).total).toBe(2);
+    expect(journal.finalsCount(S)).toBe(3);
+  });
+
   it('an operation kind the indexer does not write fails alone (unsupported_operation)', () => {
     const r = apply(batch(0, update(1, 'a', {}), new Operation({ id: 2 }), update(3, 'b', {})));
     expect(r.statuses.map(brief)).toEqual(['secured 1-3', `completed 1-3 errors=[2:${IndexerErrorCode.unsupported_operation}]`]);

@@ -48,7 +48,7 @@ function kindName(op: Operation): string {
   return (op.constructor as { cheetah?: { name?: string } }).cheetah?.name ?? op.constructor.name;
 }
 
-/** Writes one operation (update / partial update / urlchange / remove). Runs in a savepoint of its own. */
+/** Writes one operation (update / partial update / urlchange / remove). May throw (SQLite): the caller's savepoint undoes what it wrote (decideAll). */
 function write(docs: DocumentStore, session: number, op: Operation, now: string): Decision {
   const warnings: Warning[] = [...op.warnings];
   const fail = (code: number, action: Action, description: string): Decision => ({
@@ -82,17 +82,52 @@ function write(docs: DocumentStore, session: number, op: Operation, now: string)
   return fail(IndexerErrorCode.unsupported_operation, Action.drop, `${kindName(op)} ${op.id}: the indexer writes update, partial_update, urlchange and remove operations only`);
 }
 
-function decide(docs: DocumentStore, session: number, op: Operation, now: string): Decision {
+/**
+ * The decision for one operation. `isolate`: the write runs in a savepoint of its own, and an exception there fails
+ * only this operation (write_failed, resubmit). Without it an exception propagates (see decideAll).
+ */
+function decide(docs: DocumentStore, session: number, op: Operation, now: string, isolate: boolean): Decision {
   if (op instanceof FailedOperation) {
     // failed upstream: nothing is written; its error is carried to the client as it was made
     const warnings = [...op.warnings];
     return op.state === OperationState.lost ? { kind: 'lost', id: op.id, error: op.err, warnings } : { kind: 'done', id: op.id, error: op.err, warnings };
   }
+  if (!isolate) return write(docs, session, op, now);
   try {
     return docs.db.transaction(() => write(docs, session, op, now))();
   } catch (err) {
     const description = `${kindName(op)} ${op.id}: the index write failed: ${(err as Error).message}`;
     return { kind: 'done', id: op.id, error: indexerError(IndexerErrorCode.write_failed, Action.resubmit, description, session, op.id), warnings: [...op.warnings] };
+  }
+}
+
+function decideOps(docs: DocumentStore, journal: SessionJournal, session: number, batch: OperationSet, floor: number, now: string, isolate: boolean): Map<number, Decision> {
+  const decisions = new Map<number, Decision>();
+  for (const op of batch.operations) {
+    if (decisions.has(op.id)) continue; // the same id twice in one batch: the first copy is the one
+    if (op.id < floor || journal.isFinal(session, op.id)) {
+      decisions.set(op.id, { kind: 'ignored', id: op.id });
+      continue;
+    }
+    const d = decide(docs, session, op, now, isolate);
+    journal.markFinal(session, op.id, d.kind === 'lost' ? OperationState.lost : OperationState.completed);
+    decisions.set(op.id, d);
+  }
+  return decisions;
+}
+
+/**
+ * Every operation of the batch decided and written. Fast path: the whole batch in ONE savepoint. A savepoint per
+ * operation (so that one failing write fails only its operation) made every operation flush FTS5's pending terms
+ * into a segment of its own, which doubled the cost of a batch. Only when a write throws (rare: I/O, a corrupt
+ * row) is the batch's savepoint rolled back, leaving nothing of it, and the batch done again operation by
+ * operation, each in its own savepoint, with the same outcome as before.
+ */
+function decideAll(docs: DocumentStore, journal: SessionJournal, session: number, batch: OperationSet, floor: number, now: string): Map<number, Decision> {
+  try {
+    return docs.db.transaction(() => decideOps(docs, journal, session, batch, floor, now, false))();
+  } catch {
+    return decideOps(docs, journal, session, batch, floor, now, true);
   }
 }
 
@@ -103,17 +138,7 @@ function status(first: number, last: number, state: OperationState, errors: Docu
 /** Applies `batch` for `session`. Call inside a transaction: the writes, finals and floor commit together. */
 export function applyBatch(docs: DocumentStore, journal: SessionJournal, session: number, batch: OperationSet, now: string): BatchResult {
   const floor = journal.raiseFloor(session, batch.completed_op_id);
-  const decisions = new Map<number, Decision>();
-  for (const op of batch.operations) {
-    if (decisions.has(op.id)) continue; // the same id twice in one batch: the first copy is the one
-    if (op.id < floor || journal.isFinal(session, op.id)) {
-      decisions.set(op.id, { kind: 'ignored', id: op.id });
-      continue;
-    }
-    const d = decide(docs, session, op, now);
-    journal.markFinal(session, op.id, d.kind === 'lost' ? OperationState.lost : OperationState.completed);
-    decisions.set(op.id, d);
-  }
+  const decisions = decideAll(docs, journal, session, batch, floor, now);
 
   const result: BatchResult = { statuses: [], completed: [], failed: [], lost: [], ignored: [] };
   const ordered = [...decisions.values()].sort((a, b) => a.id - b.id);

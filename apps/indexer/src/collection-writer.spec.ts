@@ -62,6 +62,21 @@ describe('CollectionWriter', () => {
     expect(journal.outbox()).toHaveLength(0);
   });
 
+  it('delivered statuses leave the outbox with the next write (no commit of their own), else on their own shortly after', async () => {
+    const a = new FakeSession(1);
+    a.queue.push(batch(0, update(1, 'a1', {})));
+    writer.kick(a);
+    await writer.idle();
+    for (const seq of a.seqs) writer.ack(seq);
+    a.queue.push(batch(0, update(2, 'a2', {})));
+    writer.kick(a);
+    await writer.idle();
+    expect(writer.stats.commits).toBe(2);
+    expect(journal.outbox().map((e) => brief(e.status))).toEqual(['secured 2-2', 'completed 2-2']);
+    for (const seq of a.seqs.slice(2)) writer.ack(seq);
+    await waitFor(() => journal.outbox().length === 0, { timeoutMs: 5_000 });
+  });
+
   it('hold: queues keep filling, nothing is written until released', async () => {
     const a = new FakeSession(1);
     const release = writer.hold();

@@ -34,6 +34,9 @@ export interface WriterOptions {
   retryMaxMs?: number;
 }
 
+/** How long delivered statuses may wait for a write to take their delete along (ms). */
+const ACK_FLUSH_MS = 250;
+
 export class CollectionWriter {
   private readonly waiting = new Set<WriterSession>();
   private scheduled = false;
@@ -83,10 +86,15 @@ export class CollectionWriter {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** A status was delivered: delete it from the outbox (batched, a few ms later). */
+  /**
+   * A status was delivered: delete it from the outbox, with the next write's transaction, or in one of its own once
+   * no write has come for ACK_FLUSH_MS. Not sooner: a transaction of its own is a second commit and fsync, which at
+   * 10 ms cost the indexer as much time as its writes did. A crash before the delete means the status is delivered
+   * again after the restart, which the callback contract allows.
+   */
   ack(seq: number): void {
     this.acks.push(seq);
-    this.ackTimer ??= setTimeout(() => this.flushAcks(), 10);
+    this.ackTimer ??= setTimeout(() => this.flushAcks(), ACK_FLUSH_MS);
   }
 
   flushAcks(): void {
@@ -142,17 +150,22 @@ export class CollectionWriter {
   }
 
   private write(group: { session: WriterSession; batch: OperationSet }[]): void {
+    const t0 = performance.now();
     const now = new Date().toISOString();
+    // delivered statuses leave the outbox in this transaction: no commit (and fsync) of their own while batches flow
+    const acks = this.acks.splice(0);
     let results: { session: WriterSession; entries: OutboxEntry[]; result: BatchResult }[];
     try {
-      results = this.db.transaction(() =>
-        group.map(({ session, batch }) => {
+      results = this.db.transaction(() => {
+        this.journal.ack(acks);
+        return group.map(({ session, batch }) => {
           const result = applyBatch(this.docs, this.journal, session.id, batch, now);
           const entries = result.statuses.map((s) => this.journal.append(session.id, s));
           return { session, entries, result };
-        }),
-      )();
+        });
+      })();
     } catch (err) {
+      this.acks.unshift(...acks);
       // nothing of the transaction happened: put the batches back, in order, and try again later
       for (const { session, batch } of [...group].reverse()) {
         session.queue.unshift(batch);
@@ -170,6 +183,7 @@ export class CollectionWriter {
     this.failures = 0;
     this.stats.commits++;
     this.stats.batches += group.length;
+    this.log.debug({ batches: group.length, write_ms: Math.round((performance.now() - t0) * 10) / 10 }, 'committed');
     for (const { session, entries, result } of results) session.committed(entries, result);
   }
 }

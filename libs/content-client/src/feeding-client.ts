@@ -17,6 +17,7 @@ import type { Logger } from '@esp/logging';
 import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
 import { backoffDelay, sleep } from '@esp/timers';
 import { toOperation, type FeedDocument } from './feed-document';
+import { ProcessorCredits } from './processor-credits';
 
 /** How one document ended. */
 export type DocumentOutcome =
@@ -112,6 +113,11 @@ export class FeedingClient {
   private nextOpId = 1;
   private readonly pending = new Map<number, PendingOp>();
   private readonly finalIds = new Set<number>();
+  /**
+   * Final before their `received` arrived: the distributor's callbacks and the indexer's come by different senders,
+   * so a batch indexed quickly can overtake its `received`. It is counted when it comes.
+   */
+  private readonly receivedLate = new Set<number>();
   private buffer: FeedDocument[] = [];
   /** Documents queued for resubmission but not sent yet: neither pending nor final, so drain must wait for them. */
   private requeued = 0;
@@ -138,6 +144,7 @@ export class FeedingClient {
   private goneWaiters = new Set<(err: Error) => void>();
   private readonly outcomes = new Map<string, DocumentOutcome>();
   private waiters: (() => void)[] = [];
+  private readonly credits = new ProcessorCredits();
   private sending: Promise<void> = Promise.resolve();
   private readonly batchSize: number;
   private readonly maxInFlightOps: number;
@@ -347,12 +354,16 @@ export class FeedingClient {
     let timedOut = false;
     for (let attempt = 0; ; attempt++) {
       let wake: ((err: Error) => void) | undefined;
+      let mark = 0;
       try {
+        await this.credits.ready();
+        mark = this.credits.mark();
         const gone = new Promise<never>((_, reject) => {
           wake = reject;
           this.goneWaiters.add(reject);
         });
         await Promise.race([this.session.process(batch), gone]);
+        this.credits.taken();
         this.stats.batches++;
         return;
       } catch (err) {
@@ -370,10 +381,10 @@ export class FeedingClient {
         const retryable = err instanceof ProcessorsBusy || err instanceof SystemResourceError || err instanceof ShuttingDown || (err as { retryable?: boolean }).retryable === true;
         if (retryable && attempt < 10_000) {
           this.stats.busyRetries++;
-          // processors_busy lasts one batch time (tens of ms): retry soon, or the processors idle while we sleep;
-          // anything else (a distributor shutting down, a resource error) backs off further
-          const busy = err instanceof ProcessorsBusy;
-          await sleep(backoffDelay(attempt, busy ? { initialMs: 1, maxMs: 10, jitter: true } : { initialMs: 10, maxMs: 1000, jitter: true }));
+          // processors_busy lasts until a processor reports its batch: the next attempt waits for that (credits.ready,
+          // at most 50 ms); anything else (a distributor shutting down, a resource error) backs off further
+          if (err instanceof ProcessorsBusy) this.credits.busy(mark);
+          else await sleep(backoffDelay(attempt, { initialMs: 10, maxMs: 1000, jitter: true }));
           continue;
         }
         throw err;
@@ -400,6 +411,7 @@ export class FeedingClient {
       return undefined;
     }
     this.pending.delete(opId);
+    if (!p.received) this.receivedLate.add(opId);
     return p;
   }
 
@@ -427,6 +439,8 @@ export class FeedingClient {
         if (p && !p.received) {
           p.received = true;
           this.stats.received++;
+        } else if (!p && this.receivedLate.delete(id)) {
+          this.stats.received++;
         }
       }
       return;
@@ -441,6 +455,7 @@ export class FeedingClient {
       }
       return;
     }
+    if (state === OperationState.completed && subsystem !== 'indexing') this.credits.freed();
     const again: { doc: FeedDocument; attempts: number }[] = [];
     if (state === OperationState.lost) {
       for (const [opId, e] of errorsByOp) {

@@ -69,6 +69,9 @@ export class Middleware {
         reconnectTimeWait: 250,
         waitOnFirstConnect: opts.waitForServer ?? false,
         pingInterval: 10_000,
+        // nats.js otherwise captures a stack trace (new RequestError) for every request in case it fails; a call's
+        // errors become our system exceptions (client-proxy.ts) with their own stack, so that was pure cost
+        noAsyncTraces: true,
       });
     } catch (err) {
       throw new Error(`cannot connect to NATS at ${String(servers)}: ${(err as Error).message}. Is nats-server running?`, { cause: err });

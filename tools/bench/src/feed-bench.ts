@@ -4,9 +4,18 @@
  * same documents as plain NATS requests to a subscriber that does the same store writes (the indexer's SQLite store,
  * one transaction per batch, answered once committed).
  *
- *   npm run bench:feed [-- --docs 20000 --rounds 2]
+ *   npm run bench:feed [-- --docs 20000 --rounds 3 --timings]
  *
- * Prints feed_docs_per_s and baseline_docs_per_s; last line feed_vs_baseline=<feed / baseline>.
+ * It also prints the CPU time each process spent per batch of 100 in the feed and in the baseline (from /proc:
+ * independent of the load of the shared machine, unlike docs/s), and feed_vs_baseline_by_cpu = baseline / feed CPU
+ * per batch: the ratio to expect where both sides are CPU-bound on the same cores. --timings runs the item
+ * processors and the indexer at log level debug and prints the medians of their per-batch timings (pipeline_ms: the
+ * stages; forward_ms: handing the batch to the indexer until it is committed; the indexer's write_ms per commit).
+ *
+ * Each round runs the baseline and then the feed back to back. Prints the medians over the rounds of
+ * feed_docs_per_s and baseline_docs_per_s; last line feed_vs_baseline=<median of the rounds' feed / baseline>: the
+ * two halves of a round ran under about the same load of the shared machine, so the per-round ratio is the steadier
+ * figure (the same rule as bench:codecs).
  * Goals: ratio >= 0.5 and >= 10,000 docs/s.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,9 +26,10 @@ import { FeedingClient, type FeedDocument } from '@esp/content-client';
 import { createLogger } from '@esp/logging';
 import { Middleware, packValue, RawBus, unpackValue } from '@esp/middleware';
 import { ChildService, NatsServer } from '@esp/testing';
+import { cpuDelta, cpuOf } from './proc-cpu';
 import { fmt, median } from './stats';
 
-const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, inflight: { type: 'string', default: '8' } } });
+const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' }, inflight: { type: 'string', default: '8' }, timings: { type: 'boolean', default: false } } });
 const DOCS = Number(values.docs);
 const ROUNDS = Number(values.rounds);
 const INFLIGHT = Number(values.inflight);
@@ -50,13 +60,26 @@ async function main(): Promise<void> {
     const pipeline = join(dir, 'pipeline.json');
     writeFileSync(pipeline, JSON.stringify({ pipelines: { standard: process.env['BENCH_EMPTY_PIPELINE'] ? [] : [{ type: 'utf8' }, { type: 'xml' }, { type: 'html' }, { type: 'normalize' }] }, default_pipeline: 'standard' }));
     await svc('apps/name-server/src/main.ts', []);
-    await Promise.all([
-      svc('apps/indexer/src/main.ts', ['--data', join(dir, 'index'), '--collections', 'bench']),
+    // --timings: the item processors and the indexer log each batch (debug)
+    const debugEnv = values.timings ? { LOG_LEVEL: 'debug' } : childEnv;
+    const [indexer, distributor] = await Promise.all([
+      ChildService.start({ entry: 'apps/indexer/src/main.ts', args: ['--nats', ns.url, '--data', join(dir, 'index'), '--collections', 'bench'], env: debugEnv, startTimeoutMs: 60_000 }).then((s) => {
+        procs.push(s);
+        return s;
+      }),
       svc('apps/content-distributor/src/main.ts', ['--collections', 'bench']),
     ]);
-    await Promise.all([1, 2].map((i) => svc('apps/item-processor/src/main.ts', ['--name', `bench-ip-${i}`, '--status-port', '0', '--pipeline-config', pipeline])));
+    const ipArgs = (i: number) => ['--name', `bench-ip-${i}`, '--status-port', '0', '--pipeline-config', pipeline];
+    const ips = await Promise.all(
+      [1, 2].map((i) => ChildService.start({ entry: 'apps/item-processor/src/main.ts', args: ['--nats', ns.url, ...ipArgs(i)], env: debugEnv, startTimeoutMs: 60_000 })),
+    );
+    procs.push(...ips);
     const subject = RawBus.subject('bench', 'feed-baseline');
-    await svc('apps/indexer/src/bench-baseline-main.ts', ['--data', join(dir, 'baseline'), '--subject', subject]);
+    const baseline = await svc('apps/indexer/src/bench-baseline-main.ts', ['--data', join(dir, 'baseline'), '--subject', subject]);
+    const pids: Record<string, number> = { nats: ns.pid, bench: process.pid, indexer: indexer.pid, distributor: distributor.pid, baseline: baseline.pid };
+    ips.forEach((p, i) => (pids[`ip${i + 1}`] = p.pid));
+    const feedCpu: Record<string, number>[] = [];
+    const baseCpu: Record<string, number>[] = [];
 
     const feedRates: number[] = [];
     const baseRates: number[] = [];
@@ -64,6 +87,7 @@ async function main(): Promise<void> {
       // baseline: the same documents, plain requests, up to INFLIGHT batches at once
       const docs = Array.from({ length: DOCS }, (_, i) => makeDoc(round, i));
       let next = 0;
+      const c0 = cpuOf(pids);
       const t0 = performance.now();
       await Promise.all(
         Array.from({ length: INFLIGHT }, async () => {
@@ -77,26 +101,54 @@ async function main(): Promise<void> {
         }),
       );
       baseRates.push(DOCS / ((performance.now() - t0) / 1000));
+      baseCpu.push(cpuDelta(c0, cpuOf(pids)));
 
       // the feeding chain: from the first document fed until the last is completed
       const client = await FeedingClient.open({ mw, collection: 'bench', log, batchSize: BATCH });
+      const c1 = cpuOf(pids);
       const t1 = performance.now();
       for (const d of docs) await client.feed(d);
       const { stats, unfinished } = await client.drain(600_000);
       const secs = (performance.now() - t1) / 1000;
+      feedCpu.push(cpuDelta(c1, cpuOf(pids)));
       if (unfinished.length || stats.completed !== DOCS) throw new Error(`feed did not complete: ${JSON.stringify(stats)}`);
       const feedRate = DOCS / secs;
       const baseRate = baseRates[baseRates.length - 1] ?? NaN;
       feedRates.push(feedRate);
       await client.close();
-      console.log(`round ${round + 1}: baseline ${fmt(baseRate, 0)} docs/s, feed ${fmt(feedRate, 0)} docs/s (${stats.batches} batches, ${stats.busyRetries} busy retries)`);
+      console.log(`round ${round + 1}: baseline ${fmt(baseRate, 0)} docs/s, feed ${fmt(feedRate, 0)} docs/s, ratio ${fmt(feedRate / baseRate)} (${stats.batches} batches, ${stats.busyRetries} busy retries)`);
     }
     const feed = median(feedRates);
     const base = median(baseRates);
+    const ratio = median(feedRates.map((f, i) => f / (baseRates[i] ?? NaN)));
+    if (values.timings) {
+      const batches = ips.flatMap((p) => p.logs.filter((l) => l['msg'] === 'batch processed'));
+      const ms = (k: string) => median(batches.map((l) => Number(l[k])));
+      console.log(`item processor timings (median of ${batches.length} batches): pipeline_ms=${ms('pipeline_ms')} forward_ms=${ms('forward_ms')}`);
+      const commits = indexer.logs.filter((l) => l['msg'] === 'committed');
+      console.log(
+        `indexer commits (median of ${commits.length}): batches=${median(commits.map((l) => Number(l['batches'])))} write_ms=${median(commits.map((l) => Number(l['write_ms'])))}`,
+      );
+    }
+    // CPU per batch of every process, summed over the rounds: what each side costs, whatever the load was
+    const perBatch = (runs: Record<string, number>[]) => {
+      const sum: Record<string, number> = {};
+      for (const r of runs) for (const [k, v] of Object.entries(r)) sum[k] = (sum[k] ?? 0) + v;
+      const batchCount = (runs.length * DOCS) / BATCH;
+      const parts = Object.entries(sum).filter(([, v]) => v > 0);
+      const total = parts.reduce((a, [, v]) => a + v, 0) / batchCount;
+      return { total, text: `${fmt(total)} ms (${parts.map(([k, v]) => `${k} ${fmt(v / batchCount)}`).join(', ')})` };
+    };
+    const feedCpuPerBatch = perBatch(feedCpu);
+    const baseCpuPerBatch = perBatch(baseCpu);
+    console.log(`cpu per batch, feed: ${feedCpuPerBatch.text}`);
+    console.log(`cpu per batch, baseline: ${baseCpuPerBatch.text}`);
+    // what the ratio would be where both sides are CPU-bound on the same cores (no other load): baseline / feed CPU
+    console.log(`feed_vs_baseline_by_cpu=${fmt(baseCpuPerBatch.total / feedCpuPerBatch.total)}`);
     console.log(`docs=${DOCS} batch=${BATCH} rounds=${ROUNDS} doc_bytes~1000 item_processors=2`);
     console.log(`baseline_docs_per_s=${fmt(base, 0)}`);
     console.log(`feed_docs_per_s=${fmt(feed, 0)} (goal >= 10000)`);
-    console.log(`feed_vs_baseline=${fmt(feed / base)}`);
+    console.log(`feed_vs_baseline=${fmt(ratio)}`);
   } finally {
     await mw.close();
     await Promise.all(procs.map((p) => p.stop(5000)));

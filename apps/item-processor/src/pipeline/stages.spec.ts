@@ -14,10 +14,12 @@ import {
   decodeCheetah,
   encodeCheetah,
 } from '@esp/codecs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildPipelines } from './config';
 import { PROCESSING_ERROR_CODES } from './stage';
 import { extractHtml, firstInvalidUtf8, firstLoneSurrogate, normalizeText, xmlWellFormednessError } from './stages';
+import type { NormalizeOptions } from './stages/normalize';
 import { attrsOf, itemOf } from './test-helpers';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -142,6 +144,21 @@ describe('normalize stage', () => {
     const decomposed = 'Cafe\u0301  au\tlait\u0007\n';
     const out = await pipeline({ type: 'normalize' }).run(itemOf('n', { title: decomposed, tags: new StringCollection({ key: 'tags', values: ['A\u030a', ' x '] }) }));
     expect(attrsOf(out.doc)).toEqual({ title: 'Caf\u00e9 au lait', tags: ['\u00c5', 'x'] });
+  });
+
+  it('the printable-ASCII shortcut gives what the general path (NFC/NFKC, \\s+, trim) gives', () => {
+    const reference = (s: string, o: NormalizeOptions) => {
+      let out = s.normalize(o.form);
+      if (o.collapse_whitespace) out = out.replace(/\s+/g, ' ');
+      return o.trim ? out.trim() : out;
+    };
+    const text = fc.string({ unit: fc.constantFrom(' ', ' ', 'a', 'B', '.', '~', '0') });
+    fc.assert(
+      fc.property(text, fc.boolean(), fc.boolean(), fc.constantFrom('NFC' as const, 'NFKC' as const), (s, collapse, trim, form) => {
+        const o: NormalizeOptions = { form, collapse_whitespace: collapse, keep_newlines: false, trim, strip_control: true };
+        expect(normalizeText(s, o)).toBe(reference(s, o));
+      }),
+    );
   });
 
   it('NFKC and keep_newlines on request', () => {

@@ -120,7 +120,15 @@ export class WorkingDocument {
     } else {
       this.attrs.push(attr);
     }
-    this.changes.push({ stage: this.stage, key: attr.key, change: i >= 0 ? 'changed' : 'added', value: previewAttribute(attr) });
+    // the preview is made only when read (tracing on): most documents' changes are never looked at
+    this.changes.push({
+      stage: this.stage,
+      key: attr.key,
+      change: i >= 0 ? 'changed' : 'added',
+      get value() {
+        return previewAttribute(attr);
+      },
+    });
   }
 
   setString(key: string, value: string): void {

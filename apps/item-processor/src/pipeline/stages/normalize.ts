@@ -20,7 +20,17 @@ export type NormalizeOptions = z.output<typeof normalizeOptions>;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 
+// printable ASCII only: unchanged by NFC and NFKC, no control characters, no whitespace but the space
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const SPACES = / {2,}/g;
+
 export function normalizeText(s: string, o: NormalizeOptions): string {
+  if (!o.keep_newlines && PRINTABLE_ASCII.test(s)) {
+    // the common case, without the allocations of the general path: the same result
+    let out = o.collapse_whitespace && s.includes('  ') ? s.replace(SPACES, ' ') : s;
+    if (o.trim) out = out.trim();
+    return out;
+  }
   let out = s.normalize(o.form);
   if (o.strip_control) out = out.replace(CONTROL, '');
   if (o.collapse_whitespace) {

@@ -49,8 +49,12 @@ export function firstInvalidUtf8(b: Uint8Array): number {
   return -1;
 }
 
+const ANY_SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Index of the first unpaired surrogate of `s`, or -1. */
 export function firstLoneSurrogate(s: string): number {
+  // most text has no surrogate at all: one regex scan (native) instead of a loop over every character
+  if (!ANY_SURROGATE.test(s)) return -1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0xd800 || c > 0xdfff) continue;
