@@ -44,6 +44,8 @@ export interface SsrNodeOptions {
   /** 2.22.2.1 repair-under-load: replicate the whole active cache to a new buddy, then purge the old one (2.19). */
   repairUnderLoad?: boolean;
   repairBatch?: number;
+  /** false: no buddy replication at all (the baseline of bench:ssr); default true. */
+  replication?: boolean;
   /** A timer of an active artifact fired; called once the firing is on the buddy (2.14). */
   onFire?: (a: Artifact) => void | Promise<void>;
   /** Caches reloaded from disk (2.22.1): every entry starts suspect and is repaired from the partners. */
@@ -76,6 +78,12 @@ interface PendingLoad {
 }
 
 type LoadResult = { items: Artifact[]; unavailable: boolean };
+
+function percentile(xs: number[], q: number): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+}
 
 /**
  * One SSR instance: an active cache and a replica cache, replication of every change to the buddy (next in the ring,
@@ -138,6 +146,7 @@ export class SsrNode {
       reactivation: opts.reactivation,
       repairUnderLoad: opts.repairUnderLoad ?? true,
       repairBatch: opts.repairBatch ?? 200,
+      replication: opts.replication ?? true,
       onFire: opts.onFire,
     };
     if (this.o.graceMs <= failAfterMs) throw new Error('graceMs must exceed failAfterMs (2.8: no replica timer may fire during a temporary failure)');
@@ -264,6 +273,8 @@ export class SsrNode {
       repairing: this.repairs,
       expatReady: this.expatReady(),
       unacked: this.seqOut - this.acked,
+      loadP50: percentile(this.loadLatencies, 0.5),
+      loadP99: percentile(this.loadLatencies, 0.99),
       ...this.counters,
     };
   }
@@ -335,7 +346,7 @@ export class SsrNode {
       else if (nextFire !== undefined) e.a.nextFire = nextFire;
       this.armActive(e);
       const b = this.buddy;
-      if (b) {
+      if (b && this.o.replication) {
         const item: { id: string; version: number; lastAccess: number; nextFire?: number } = { id, version: e.a.version, lastAccess: e.a.lastAccess };
         if (e.a.nextFire !== undefined) item.nextFire = e.a.nextFire;
         const seq = ++this.seqOut;
@@ -577,7 +588,7 @@ export class SsrNode {
 
   private replicate(items: Artifact[], wait: boolean): Promise<boolean> {
     const b = this.buddy;
-    if (!b || items.length === 0) return Promise.resolve(false);
+    if (!b || items.length === 0 || !this.o.replication) return Promise.resolve(false);
     const seq = ++this.seqOut;
     this.o.transport.send(b.name, { t: 'rep', from: this.key, to: memberKey(b), seq, items });
     return wait ? this.waitAck(seq) : Promise.resolve(true);
@@ -585,7 +596,7 @@ export class SsrNode {
 
   private sendRemove(ids: string[], wait: boolean): Promise<boolean> {
     const b = this.buddy;
-    if (!b) return Promise.resolve(false);
+    if (!b || !this.o.replication) return Promise.resolve(false);
     const seq = ++this.seqOut;
     this.o.transport.send(b.name, { t: 'rm', from: this.key, to: memberKey(b), seq, ids });
     return wait ? this.waitAck(seq) : Promise.resolve(true);
@@ -971,7 +982,7 @@ export class SsrNode {
         this.clock.clearTimeout(w.timer);
         w.resolve(false);
       }
-      if (nb && this.o.repairUnderLoad && this.readyFlag) void this.repairTo(nb, old);
+      if (nb && this.o.repairUnderLoad && this.o.replication && this.readyFlag) void this.repairTo(nb, old);
       else if (old && ev.view.members.some((m) => memberKey(m) === memberKey(old)))
         this.sendTo(memberKey(old), { t: 'purge', from: this.key, to: memberKey(old), owner: this.key });
     }
