@@ -77,7 +77,8 @@ export class SsrClient {
     return (await this.routed(homeKey ?? id, ['remove', id, homeKey])) as boolean;
   }
   async census(name: string): Promise<CensusEntry[]> {
-    return (await this.call(name, ['census'])) as CensusEntry[];
+    const rows = (await this.call(name, ['census'])) as [string, number, number, number, string][];
+    return rows.map(([id, version, active, suspect, owner]) => ({ id, version, where: active ? 'active' : 'replica', suspect: suspect === 1, owner }));
   }
   async stats(name: string): Promise<Record<string, number | string | boolean>> {
     return (await this.call(name, ['stats'])) as Record<string, number | string | boolean>;

@@ -240,4 +240,27 @@ describe('SsrNode on a ManualClock', () => {
     await c.run(20);
     for (const id of ids.filter((x) => x !== deleted)) expect(c.copies(id).filter((x) => x.endsWith('active'))).toHaveLength(1);
   });
+
+  it('kill, recover, kill another: two copies of everything after each repair (replicas sent before the owner is seen are kept)', async () => {
+    const c = await cluster(['n1', 'n2', 'n3', 'n4', 'n5'], { waitForAck: true, reactivation: { lowMs: 500, highMs: 2000 } });
+    const ids = Array.from({ length: 150 }, (_, i) => `k${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    const healthy = () =>
+      ids.every((id) => {
+        const cp = c.copies(id);
+        const act = cp.filter((x) => x.endsWith(':active'));
+        return act.length === 1 && cp.some((x) => x.endsWith(':replica') && x.split(':')[0] !== act[0]!.split(':')[0]);
+      });
+    expect(healthy()).toBe(true);
+    await c.crash('n2');
+    await c.run(6000);
+    expect(healthy()).toBe(true);
+    await c.make('n2');
+    await c.run(3000);
+    expect(healthy()).toBe(true);
+    await c.crash('n4');
+    await c.run(6000);
+    expect(healthy()).toBe(true);
+    for (const id of ids) expect(dec(await c.settle(c.home(id).get(id)))).toBe(id);
+  });
 });

@@ -741,8 +741,10 @@ export class SsrNode {
     if (e.timer) this.clock.clearTimeout(e.timer);
     delete e.timer;
     if (this.stopped || e.suspect) return;
-    const goneAt = this.ownerGoneAt.get(e.a.owner) ?? (this.currentView.members.some((m) => memberKey(m) === e.a.owner) ? undefined : this.clock.now());
-    if (goneAt === undefined) return;
+    if (this.isMember(e.a.owner)) return;
+    // an owner never seen here (a replica that arrived before the owner's first heartbeat) counts as gone only
+    // after it stayed unseen for a failure-detection time; replicaDue checks again before acting
+    const goneAt = this.ownerGoneAt.get(e.a.owner) ?? this.clock.now() + this.o.failAfterMs;
     const g = this.o.graceMs;
     let due = e.a.nextFire !== undefined ? e.a.nextFire + g * (1 + e.a.depth) : Infinity;
     const w = this.o.reactivation;
@@ -761,6 +763,7 @@ export class SsrNode {
     if (!e || this.stopped) return;
     delete e.timer;
     if (e.transfer || e.suspect) return;
+    if (this.isMember(e.a.owner)) return; // the owner is (back) in the view: its replica is no orphan
     const home = this.router.home(e.a.homeHash);
     let outcome: 'drop' | 'taken' | 'retry';
     if (home === this.name) outcome = await this.handleAdvisory(id);
@@ -1052,6 +1055,10 @@ export class SsrNode {
   }
   private reply(key: string, m: SsrMessage): void {
     this.sendTo(key, m);
+  }
+
+  private isMember(key: string): boolean {
+    return this.currentView.members.some((m) => memberKey(m) === key);
   }
 
   private dropActive(id: string): void {
