@@ -116,6 +116,7 @@ export class SsrNode {
   private readonly rpcs = new Map<string, (m: SsrMessage) => void>();
   private readonly idLocks = new Map<string, Promise<void>>();
   private readonly ownerGoneAt = new Map<string, number>();
+  private lastViewAt = 0;
   private expat = new Map<string, number>();
   private expatFrom = new Set<string>();
   private readonly expatInbox = new Map<string, { from: string; items: IdVersion[] }[]>();
@@ -395,6 +396,7 @@ export class SsrNode {
   private async activate(a: Artifact): Promise<ActiveEntry> {
     const old = this.active.get(a.id);
     if (old?.timer) this.clock.clearTimeout(old.timer);
+    this.log?.debug({ id: a.id, version: a.version, from: a.owner }, 'activated from a load');
     a.owner = this.key;
     const e: ActiveEntry = { a, suspect: false };
     this.active.set(e);
@@ -418,11 +420,18 @@ export class SsrNode {
     }
   }
 
-  /** 2.14.1: no child outlives its parent. A child whose parent exists nowhere is removed. */
-  private async ensureParent(child: Artifact): Promise<void> {
+  /**
+   * 2.14.1: no child outlives its parent. A child whose parent is found nowhere, twice, a grace period apart (a
+   * parent may be in transfer or on an instance this view does not show yet), is removed.
+   */
+  private async ensureParent(child: Artifact, second = false): Promise<void> {
     const pid = child.parentId as string;
     try {
       const p = await this.withIdLock(pid, () => this.find(pid, 'get'));
+      if (!p && !second) {
+        this.after(this.o.graceMs, () => void this.ensureParent(child, true));
+        return;
+      }
       if (!p) {
         await this.withIdLock(child.id, async () => {
           if (!this.active.has(child.id)) return;
@@ -480,7 +489,8 @@ export class SsrNode {
             const b = best.get(a.id);
             if (!b || a.version > b.version) best.set(a.id, a);
           }
-          const unavailable = p.missing || p.awaited.size > 0;
+          // right after a reshape a member may not be in this view yet: "found nowhere" is not trusted then
+          const unavailable = p.missing || p.awaited.size > 0 || this.clock.now() - this.lastViewAt < this.o.suspectAfterMs;
           if (best.size === 0 && unavailable && q.id !== undefined) {
             // nothing found and someone silent: the copies found (none) stay; the caller retries
             this.doneLoads.set(req, null);
@@ -538,6 +548,7 @@ export class SsrNode {
       items.push(t.a);
     }
     if (items.length) this.transfers.set(m.req, { ids: [...new Set(items.map((a) => a.id))], until });
+    this.log?.debug({ req: m.req, id: m.id, parent: m.parentId, found: items.map((a) => `${a.id}@${a.version}`).slice(0, 4), busy }, 'load answered');
     this.reply(m.from, items.length ? { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'found', items } : { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'nack' });
   }
 
@@ -560,7 +571,11 @@ export class SsrNode {
 
   private onCommit(m: Extract<SsrMessage, { t: 'commit' }>): void {
     const t = this.transfers.get(m.req);
-    if (!t) return;
+    if (!t) {
+      if (m.from) this.log?.debug({ req: m.req, remove: m.remove }, 'commit for an unknown transfer');
+      return;
+    }
+    this.log?.debug({ req: m.req, remove: m.remove, ids: t.ids.slice(0, 4) }, 'commit');
     this.transfers.delete(m.req);
     for (const id of t.ids) {
       const ae = this.active.get(id);
@@ -790,6 +805,7 @@ export class SsrNode {
         const e = this.active.get(id);
         if (e && !e.suspect) return 'drop';
         if (e && e.suspect) {
+          this.log?.debug({ id, version: e.a.version }, 'suspect active confirmed by an advisory');
           // a replica of ours still exists, so the copy reloaded from disk was not taken elsewhere (2.22.1.1)
           e.suspect = false;
           await this.replicate([e.a], this.o.waitForAck);
@@ -846,7 +862,9 @@ export class SsrNode {
 
   private takeExpat(from: string, items: IdVersion[]): void {
     this.expatFrom.add(from);
-    for (const [id, v] of items) if (!this.active.has(id) && (this.expat.get(id) ?? -1) < v) this.expat.set(id, v);
+    // kept even for ids active here: a suspect copy reloaded from disk may be dropped by the repair later, and then
+    // only the expat entry says the artifact lives elsewhere
+    for (const [id, v] of items) if ((this.expat.get(id) ?? -1) < v) this.expat.set(id, v);
   }
 
   // ---------------------------------------------------------------- repair after reload (2.22.1)
@@ -874,6 +892,7 @@ export class SsrNode {
           for (const e of [...this.active.values()]) {
             if (!e.suspect) continue;
             if (have.has(e.a.id)) {
+              this.log?.debug({ id: e.a.id, version: e.a.version, buddy: b.name }, 'suspect active confirmed by the buddy');
               e.suspect = false;
               e.a.owner = this.key;
               confirmed.push(e.a);
@@ -962,6 +981,7 @@ export class SsrNode {
 
   private onView(ev: Extract<MembershipEvent, { type: 'view' }>): void {
     const now = this.clock.now();
+    this.lastViewAt = now;
     this.currentView = ev.view;
     this.router = new ConsistentHashRouter(ev.view.members.map((m) => m.name));
     this.expat = new Map();
