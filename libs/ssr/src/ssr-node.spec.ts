@@ -263,4 +263,18 @@ describe('SsrNode on a ManualClock', () => {
     expect(healthy()).toBe(true);
     for (const id of ids) expect(dec(await c.settle(c.home(id).get(id)))).toBe(id);
   });
+
+  it('a parent migrating to where its child is already active: the child keeps a replica (the children load took it)', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const h = c.home('p');
+    const x = [...c.nodes.values()].find((n) => n !== h)!;
+    await c.settle(x.put('p', enc('parent'))); // created away from its home (as during a view disagreement)
+    await c.settle(h.put('p/c', enc('child'), { parentId: 'p' }));
+    await c.run(10);
+    expect(c.copies('p/c')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+    expect(dec(await c.settle(h.get('p')))).toBe('parent'); // migration home, then the children load
+    await c.run(50);
+    expect(c.copies('p')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+    expect(c.copies('p/c')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+  });
 });

@@ -414,7 +414,12 @@ export class SsrNode {
   private async loadChildren(parentId: string): Promise<void> {
     try {
       const r = await this.load({ parentId });
-      for (const c of r.items) if (!this.active.has(c.id)) await this.activate(c);
+      for (const c of r.items) {
+        const mine = this.active.get(c.id);
+        if (!mine || mine.suspect || mine.a.version < c.version) await this.activate(c);
+        // already active here: the load removed its replica on the buddy too, so replicate it again
+        else await this.replicate([mine.a], false);
+      }
     } catch (err) {
       this.log?.debug({ err, parentId }, 'children load failed; they come with their own timers or traffic');
     }

@@ -233,7 +233,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     for (const id of lost) (model.get(id) as Rec).lost = true;
     excluded = new Set();
     const p: PhaseReport = { phase, lost: lost.length, expectedLost: predicted.length, sameSet: same, repairMs, zombies: zombies.length };
-    log(`${phase}: lost=${lost.length} expected=${predicted.length} same_set=${same} zombies=${zombies.length} repair_ms=${repairMs} reachable=${[...model.values()].filter((r) => !r.deleted && !r.lost).length}`);
+    log(`${phase}: lost=${lost.length} expected=${predicted.length} same_set=${same} zombies=${zombies.length} healthy_at_ms=${repairMs} (first check after ${loadAfterKill} ms of workload) reachable=${[...model.values()].filter((r) => !r.deleted && !r.lost).length}`);
     if (lost.length && opts.reportDir !== undefined) {
       report.lostFile = join(opts.reportDir, 'ssr-chaos-lost.txt');
       writeFileSync(report.lostFile, `${lost.sort().join('\n')}\n`);
