@@ -108,6 +108,7 @@ export class SsrNode {
   private seqOut = 0;
   private acked = 0;
   private ackWaiters: { seq: number; resolve: (ok: boolean) => void; timer: TimerHandle }[] = [];
+  private unacked: { seq: number; at: number; ids: string[] }[] = [];
   private reqSeq = 0;
   private readonly loads = new Map<string, PendingLoad>();
   /** finished loads: late 'found' answers are committed or given back (req → chosen versions by id) */
@@ -177,6 +178,7 @@ export class SsrNode {
       this.heartbeat();
       this.handleEvents(this.membership.tick(this.clock.now()));
       this.sweepTransfers();
+      this.resendUnacked();
     });
     this.after(this.o.joinSettleMs, () => {
       this.readyFlag = true;
@@ -611,7 +613,23 @@ export class SsrNode {
     if (!b || items.length === 0 || !this.o.replication) return Promise.resolve(false);
     const seq = ++this.seqOut;
     this.o.transport.send(b.name, { t: 'rep', from: this.key, to: memberKey(b), seq, items });
+    this.unacked.push({ seq, at: this.clock.now(), ids: items.map((a) => a.id) });
     return wait ? this.waitAck(seq) : Promise.resolve(true);
+  }
+
+  /**
+   * Replication that the buddy has not acknowledged within ackTimeoutMs (a message lost to a slow-consumer
+   * disconnect, say) is sent again with the current version: asynchronous replication (2.7.1) may lose a message,
+   * but an artifact must not stay with one copy until its next change.
+   */
+  private resendUnacked(): void {
+    while (this.unacked.length && (this.unacked[0] as { seq: number }).seq <= this.acked) this.unacked.shift();
+    const head = this.unacked[0];
+    if (!head || this.clock.now() - head.at < this.o.ackTimeoutMs || !this.buddy) return;
+    const ids = new Set(this.unacked.splice(0).flatMap((u) => u.ids));
+    const items = [...ids].map((id) => this.active.get(id)).filter((e): e is ActiveEntry => !!e && !e.suspect && !e.transfer).map((e) => e.a);
+    this.log?.warn({ buddy: this.buddy.name, artifacts: items.length }, 'replication not acknowledged in time; sent again');
+    for (let i = 0; i < items.length; i += this.o.repairBatch) void this.replicate(items.slice(i, i + this.o.repairBatch), false);
   }
 
   private sendRemove(ids: string[], wait: boolean): Promise<boolean> {
@@ -648,8 +666,8 @@ export class SsrNode {
   private onReplicate(m: Extract<SsrMessage, { t: 'rep' }>): void {
     for (const a of m.items) {
       const old = this.replica.get(a.id);
-      if (old?.transfer) continue; // being handed to a load request; the owner's copy is in that load too
-      if (old && old.a.owner === a.owner && old.a.version > a.version) continue;
+      if (old && old.a.owner === a.owner && old.a.version > a.version && !old.transfer) continue;
+      // a copy in transfer is replaced: the load's commit then finds no transfer on the new entry and keeps it
       if (old?.timer) this.clock.clearTimeout(old.timer);
       const e: ReplicaEntry = { a, suspect: false };
       this.replica.set(e);
@@ -1006,6 +1024,7 @@ export class SsrNode {
     if ((nb && memberKey(nb)) !== (old && memberKey(old))) {
       this.buddy = nb;
       this.acked = this.seqOut;
+      this.unacked = [];
       for (const w of this.ackWaiters.splice(0)) {
         this.clock.clearTimeout(w.timer);
         w.resolve(false);

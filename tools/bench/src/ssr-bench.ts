@@ -87,7 +87,7 @@ async function main(): Promise<void> {
       clients.set(mode, c);
     }
     const tp = new Map<string, number[]>(modes.map(([m]) => [m, []]));
-    for (let r = 0; r < ROUNDS; r++) for (const [mode] of modes) tp.get(mode)!.push(await updates(clients.get(mode)!, UPDATES));
+    for (let r = 0; r < ROUNDS; r++) for (const [mode] of modes) (tp.get(mode) as number[]).push(await updates(clients.get(mode) as SsrClient, UPDATES));
     for (const c of clients.values()) await c.close();
     await Promise.all(procs.splice(0).map((p) => p.stop()));
 
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     const victim = 'r3';
     const theirs = Array.from({ length: REPAIR_ARTIFACTS }, (_, i) => `s${i}`).filter((id) => c.homeOf(id) === victim);
     const t0 = Date.now();
-    await procs[2]!.kill();
+    await (procs[2] as ChildService).kill();
     const live = names.filter((n) => n !== victim);
     while (c.view.members.length !== 4) await sleep(20);
     await waitMembers(c, live);
@@ -140,8 +140,8 @@ async function main(): Promise<void> {
     await c.close();
 
     const sorted = [...lat].sort((a, b) => a - b);
-    const m = (k: string): number => median(tp.get(k)!);
-    const rounds = (k: string): string => tp.get(k)!.map((x) => fmt(x, 0)).join(', ');
+    const m = (k: string): number => median(tp.get(k) ?? []);
+    const rounds = (k: string): string => (tp.get(k) ?? []).map((x) => fmt(x, 0)).join(', ');
     console.log(`rounds=${ROUNDS} updates_per_round=${UPDATES} artifacts=${ARTIFACTS} inflight=${INFLIGHT} body_bytes=${BODY.length} instances=3 (separate processes)`);
     console.log(`no replication:          ${fmt(m('none'), 0)} updates/s   (rounds: ${rounds('none')})`);
     console.log(`async replication:       ${fmt(m('async'), 0)} updates/s   (rounds: ${rounds('async')})  ratio ${fmt(m('async') / m('none'))}`);

@@ -143,7 +143,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           const lines = [...svcs.entries()].flatMap(([n, s]) => s.logs.filter((l) => JSON.stringify(l).includes(`"${id}`) || JSON.stringify(l).includes(`${id}@`)).map((l) => `${n} ${JSON.stringify(l)}`));
           writeFileSync(process.env['SSR_CHAOS_DUMP'], lines.join('\n'));
         }
-        throw new Error(`not repaired within ${timeoutMs} ms: ${last}`);
+        throw new Error(`not repaired within ${timeoutMs} ms: ${last}; instances: ${JSON.stringify(stats)}`);
       }
       await sleep(250);
     }
