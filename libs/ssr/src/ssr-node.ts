@@ -826,13 +826,17 @@ export class SsrNode {
     try {
       return await this.withIdLock(id, async () => {
         const e = this.active.get(id);
-        if (e && !e.suspect) return 'drop';
-        if (e && e.suspect) {
-          this.log?.debug({ id, version: e.a.version }, 'suspect active confirmed by an advisory');
-          // a replica of ours still exists, so the copy reloaded from disk was not taken elsewhere (2.22.1.1)
-          e.suspect = false;
+        if (e) {
+          if (e.suspect) {
+            // a replica of ours still exists, so the copy reloaded from disk was not taken elsewhere (2.22.1.1)
+            this.log?.debug({ id, version: e.a.version }, 'suspect active confirmed by an advisory');
+            e.suspect = false;
+            this.armActive(e);
+          }
+          // the advising replica goes; make sure the buddy holds a replica under this incarnation (the advising
+          // one may have been it, under a former incarnation of this instance)
+          e.a.owner = this.key;
           await this.replicate([e.a], this.o.waitForAck);
-          this.armActive(e);
           return 'drop';
         }
         const got = await this.find(id, 'get');
