@@ -826,13 +826,8 @@ export class SsrNode {
     try {
       return await this.withIdLock(id, async () => {
         const e = this.active.get(id);
-        if (e) {
-          if (e.suspect) {
-            // a replica of ours still exists, so the copy reloaded from disk was not taken elsewhere (2.22.1.1)
-            this.log?.debug({ id, version: e.a.version }, 'suspect active confirmed by an advisory');
-            e.suspect = false;
-            this.armActive(e);
-          }
+        // a suspect copy (reloaded from disk) is not trusted: the load below compares it with every other (2.22.1.1)
+        if (e && !e.suspect) {
           // the advising replica goes; make sure the buddy holds a replica under this incarnation (the advising
           // one may have been it, under a former incarnation of this instance)
           e.a.owner = this.key;

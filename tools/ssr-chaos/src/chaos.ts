@@ -207,7 +207,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           const a = await client.get(id, r.homeKey);
           if (r.deleted) {
             if (a) zombies.push(id);
-          } else if (!a || a.version < r.version) lost.push(id);
+          } else if (!a || a.version < r.version) {
+            lost.push(id);
+            if (lost.length <= 5) log(`  ${id}: ${a ? `found version ${a.version} (owner ${a.owner}), acknowledged ${r.version}` : `not found, acknowledged version ${r.version}`}`);
+          }
         }
       }),
     );
