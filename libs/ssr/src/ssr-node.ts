@@ -118,6 +118,8 @@ export class SsrNode {
   private readonly idLocks = new Map<string, Promise<void>>();
   private readonly ownerGoneAt = new Map<string, number>();
   private lastViewAt = 0;
+  /** loaded, removed everywhere else, not yet active here: answered busy meanwhile (id → since) */
+  private readonly arriving = new Map<string, number>();
   private expat = new Map<string, number>();
   private expatFrom = new Set<string>();
   private readonly expatInbox = new Map<string, { from: string; items: IdVersion[] }[]>();
@@ -377,6 +379,7 @@ export class SsrNode {
   private async find(id: string, mode: 'get' | 'create'): Promise<ActiveEntry | undefined> {
     const e = this.active.get(id);
     if (e && e.transfer) throw new SsrBusy(`${id} is being moved to another instance`);
+    if (!e && this.isArriving(id)) throw new SsrBusy(`${id} is being activated here`);
     if (e && !e.suspect) return e;
     const expatVersion = this.expat.get(id);
     if (!e && mode === 'create' && this.expatReady() && expatVersion === undefined && this.replica.get(id) === undefined) return undefined;
@@ -402,6 +405,7 @@ export class SsrNode {
     a.owner = this.key;
     const e: ActiveEntry = { a, suspect: false };
     this.active.set(e);
+    this.arriving.delete(a.id);
     this.expat.delete(a.id);
     this.counters.reactivated++;
     // the loaded copies were removed everywhere: replicate now, or the artifact has one copy until its next change
@@ -416,12 +420,17 @@ export class SsrNode {
   private async loadChildren(parentId: string): Promise<void> {
     try {
       const r = await this.load({ parentId });
-      for (const c of r.items) {
-        const mine = this.active.get(c.id);
-        if (!mine || mine.suspect || mine.a.version < c.version) await this.activate(c);
-        // already active here: the load removed its replica on the buddy too, so replicate it again
-        else await this.replicate([mine.a], false);
-      }
+      // all children become active in this turn (activate sets the entry before it waits for the buddy): the load
+      // has removed them everywhere else, so a find for one of them must not meet an instant with no copy
+      await Promise.all(
+        r.items.map((c) => {
+          const mine = this.active.get(c.id);
+          if (!mine || mine.suspect || mine.a.version < c.version) return this.activate(c);
+          // already active here: the load removed its replica on the buddy too, so replicate it again
+          this.arriving.delete(c.id);
+          return this.replicate([mine.a], false);
+        }),
+      );
     } catch (err) {
       this.log?.debug({ err, parentId }, 'children load failed; they come with their own timers or traffic');
     }
@@ -506,6 +515,7 @@ export class SsrNode {
             return;
           }
           for (const f of finders) this.sendTo(f, { t: 'commit', from: this.key, to: f, req, remove: true });
+          for (const id of best.keys()) this.arriving.set(id, this.clock.now());
           for (const a of local) {
             const r = this.replica.get(a.id);
             if (r && r.a.version <= (best.get(a.id)?.version ?? 0)) this.dropReplica(a.id);
@@ -534,6 +544,7 @@ export class SsrNode {
     let busy = false;
     const until = this.clock.now() + this.o.transferTimeoutMs;
     for (const id of new Set(ids)) {
+      if (this.isArriving(id)) busy = true;
       const ae = this.active.get(id);
       if (ae) {
         // 2.18.1: an actively locked copy answers busy
@@ -1098,6 +1109,14 @@ export class SsrNode {
   }
   private reply(key: string, m: SsrMessage): void {
     this.sendTo(key, m);
+  }
+
+  private isArriving(id: string): boolean {
+    const since = this.arriving.get(id);
+    if (since === undefined) return false;
+    if (this.clock.now() - since < this.o.transferTimeoutMs) return true;
+    this.arriving.delete(id);
+    return false;
   }
 
   private isMember(key: string): boolean {
