@@ -496,7 +496,7 @@ export class SsrNode {
             this.counters.busy++;
             for (const f of finders) this.sendTo(f, { t: 'commit', from: this.key, to: f, req, remove: false });
             this.doneLoads.set(req, null);
-            this.after(this.o.loadTimeoutMs * 2, () => this.doneLoads.delete(req));
+            this.forgetLoadLater(req);
             reject(new SsrBusy(`${q.id ?? `children of ${q.parentId}`} is locked by an access on another instance; retry`));
             return;
           }
@@ -510,7 +510,7 @@ export class SsrNode {
           if (best.size === 0 && unavailable && q.id !== undefined) {
             // nothing found and someone silent: the copies found (none) stay; the caller retries
             this.doneLoads.set(req, null);
-            this.after(this.o.loadTimeoutMs * 2, () => this.doneLoads.delete(req));
+            this.forgetLoadLater(req);
             resolve({ items: [], unavailable: true });
             return;
           }
@@ -522,7 +522,7 @@ export class SsrNode {
           }
           if (p.found.length === 0 && local.length === 0) this.counters.loadNacksOnly++;
           this.doneLoads.set(req, new Map([...best].map(([id, a]) => [id, a.version])));
-          this.after(this.o.loadTimeoutMs * 2, () => this.doneLoads.delete(req));
+          this.forgetLoadLater(req);
           resolve({ items: [...best.values()].map((a) => ({ ...a })), unavailable });
         },
       };
@@ -1109,6 +1109,14 @@ export class SsrNode {
   }
   private reply(key: string, m: SsrMessage): void {
     this.sendTo(key, m);
+  }
+
+  /**
+   * A finished load is remembered as long as a responder may still hold a copy in transfer for it, so that a late
+   * 'found' is committed (removed) or given back rather than left to come back on its own as a second copy.
+   */
+  private forgetLoadLater(req: string): void {
+    this.after(this.o.transferTimeoutMs + this.o.loadTimeoutMs, () => this.doneLoads.delete(req));
   }
 
   private isArriving(id: string): boolean {

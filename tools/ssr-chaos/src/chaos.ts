@@ -315,7 +315,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       if (code !== 0) throw new Error(`${n} exited with ${code} on SIGTERM`);
       await waitView(4);
       for (const id of victims) {
+        // a session goes with its timer (an app removes both; SSR would remove the orphan itself, 2.14.1)
+        const child = `${id}/timer`;
+        if (model.has(child) && !(model.get(child) as Rec).deleted) {
+          if (await client.remove(child, id)) (model.get(child) as Rec).deleted = true;
+          deleted.push(child);
+        }
         if (await client.remove(id)) (model.get(id) as Rec).deleted = true;
+        else log(`  ${id}: remove found nothing`);
         deleted.push(id);
       }
       paused = false;
@@ -329,6 +336,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const { lost, zombies } = await verify();
     const cen = await census();
     const zombieCopies = deleted.filter((id) => cen.has(id));
+    for (const id of zombieCopies.slice(0, 5)) log(`  zombie ${id}: ${(cen.get(id) ?? []).map((x) => `${x.node}/${x.c.where}/v${x.c.version}/${x.c.owner}${x.c.suspect ? '/suspect' : ''}`).join(' ')}`);
     report.phases.push({ phase: 'D rolling upgrade', lost: lost.length, expectedLost: 0, sameSet: lost.length === 0, repairMs: upgradeMs, zombies: zombies.length + zombieCopies.length });
     log(`D rolling upgrade: lost=${lost.length} zombies=${zombies.length} (copies of deleted artifacts left: ${zombieCopies.length}) deleted_while_buddy_down=${deleted.length}`);
 
