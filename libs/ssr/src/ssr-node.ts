@@ -811,8 +811,12 @@ export class SsrNode {
     const e = this.replica.get(id);
     if (!e || this.stopped) return;
     delete e.timer;
-    if (e.transfer || e.suspect) return;
-    if (this.isMember(e.a.owner)) return; // the owner is (back) in the view: its replica is no orphan
+    if (e.suspect || this.isMember(e.a.owner)) return; // the owner is (back) in the view: its replica is no orphan
+    if (e.transfer) {
+      // a load has it in hand; if that load gives it back, this timer must still be running
+      e.timer = this.clock.setTimeout(() => void this.replicaDue(id), this.o.transferTimeoutMs);
+      return;
+    }
     const home = this.router.home(e.a.homeHash);
     let outcome: 'drop' | 'taken' | 'retry';
     if (home === this.name) outcome = await this.handleAdvisory(id);
@@ -827,7 +831,9 @@ export class SsrNode {
     }
     const now = this.replica.get(id);
     if (outcome === 'drop' && now && now.a === e.a && !now.transfer) this.dropReplica(id);
-    if (outcome === 'retry' && now && !now.timer) now.timer = this.clock.setTimeout(() => void this.replicaDue(id), this.o.graceMs);
+    // whatever happened, a replica of a gone owner that is still here keeps a timer: it must not stay an orphan
+    const left = this.replica.get(id);
+    if (left && !left.timer && !left.suspect && !this.isMember(left.a.owner)) left.timer = this.clock.setTimeout(() => void this.replicaDue(id), this.o.graceMs);
   }
 
   /** On the home: reactivate the advised artifact here, unless it is active here already (2.14 pseudo-code). */
