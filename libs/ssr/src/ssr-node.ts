@@ -323,6 +323,7 @@ export class SsrNode {
       const entry: ActiveEntry = { a, suspect: false };
       if (e?.timer) this.clock.clearTimeout(e.timer);
       this.active.set(entry);
+      this.dropOwnReplica(id);
       this.expat.delete(id);
       this.armActive(entry);
       await this.replicate([a], this.o.waitForAck);
@@ -406,6 +407,7 @@ export class SsrNode {
     const e: ActiveEntry = { a, suspect: false };
     this.active.set(e);
     this.arriving.delete(a.id);
+    this.dropOwnReplica(a.id);
     this.expat.delete(a.id);
     this.counters.reactivated++;
     // the loaded copies were removed everywhere: replicate now, or the artifact has one copy until its next change
@@ -927,10 +929,11 @@ export class SsrNode {
       if (b) {
         const list = await this.versionList(b, 'replicas-of-mine');
         if (list) {
-          const have = new Set(list.map(([id]) => id));
+          const have = new Map(list);
           for (const e of [...this.active.values()]) {
             if (!e.suspect) continue;
-            if (have.has(e.a.id)) {
+            // quiescence flushed replication before the save, so our replica has exactly the saved version
+            if (have.get(e.a.id) === e.a.version) {
               this.log?.debug({ id: e.a.id, version: e.a.version, buddy: b.name }, 'suspect active confirmed by the buddy');
               e.suspect = false;
               e.a.owner = this.key;
@@ -993,8 +996,9 @@ export class SsrNode {
     if (m.kind === 'actives') {
       for (const e of this.active.values()) if (!e.suspect) items.push([e.a.id, e.a.version]);
     } else {
+      // an artifact active here is not the asker's any more, whatever replica of it is still around
       const name = nameOfKey(m.from);
-      for (const e of this.replica.values()) if (!e.suspect && nameOfKey(e.a.owner) === name) items.push([e.a.id, e.a.version]);
+      for (const e of this.replica.values()) if (!e.suspect && nameOfKey(e.a.owner) === name && !this.active.has(e.a.id)) items.push([e.a.id, e.a.version]);
     }
     this.reply(m.from, { t: 'vlistr', from: this.key, to: m.from, req: m.req, items });
   }
@@ -1131,6 +1135,12 @@ export class SsrNode {
     if (this.clock.now() - since < this.o.transferTimeoutMs) return true;
     this.arriving.delete(id);
     return false;
+  }
+
+  /** An instance never holds a replica of what it holds active: the replica belongs on another instance. */
+  private dropOwnReplica(id: string): void {
+    const r = this.replica.get(id);
+    if (r && !r.transfer) this.dropReplica(id);
   }
 
   private isMember(key: string): boolean {
