@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
-import { codec, loadSnapshot, NatsSsrTransport, saveSnapshot, serveSsrNode, SsrNode, ssrSubjects, type SsrSnapshot } from '@esp/ssr';
+import { ssrCodec, loadSnapshot, NatsSsrTransport, saveSnapshot, serveSsrNode, SsrNode, ssrSubjects, type SsrSnapshot } from '@esp/ssr';
 import { parseCli } from './cli';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -47,7 +47,7 @@ const node = new SsrNode({
   waitForAck: cli.waitForAck,
   replication: cli.replication,
   ...(restore ? { restore } : {}),
-  onFire: (a) => mw.bus.publish(events, codec.pack({ type: 'fired', id: a.id, version: a.version, on: cli.name })),
+  onFire: (a) => mw.bus.publish(events, ssrCodec.pack({ type: 'fired', id: a.id, version: a.version, on: cli.name })),
 });
 const stopServing = await serveSsrNode(node, mw.bus, cli.cluster, { log });
 await node.start();

@@ -18,5 +18,5 @@ export { saveSnapshot, loadSnapshot, type SsrSnapshot } from './snapshot';
 export { SsrError, SsrBusy, SsrUnavailable, SsrQuiescing, SsrNotHome, SsrNotFound, SsrBadRequest, ssrErrorFromCode } from './errors';
 export { ssrSubjects, type SsrSubjects } from './subjects';
 export { NatsSsrTransport } from './nats-transport';
-export { serveSsrNode, codec, type NodeServiceOptions } from './node-service';
+export { serveSsrNode, ssrCodec, type NodeServiceOptions } from './node-service';
 export { SsrClient, type SsrClientOptions } from './ssr-client';

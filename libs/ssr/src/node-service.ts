@@ -19,7 +19,7 @@ import { ssrSubjects } from './subjects';
  * put / get / remove are served on the home instance only (SsrNotHome otherwise): creation and reactivation happen
  * on the home, which is what keeps the expat lists right (2.13).
  */
-export const codec = new Packr({ useRecords: false, mapsAsObjects: true });
+export const ssrCodec = new Packr({ useRecords: false, mapsAsObjects: true });
 
 export interface NodeServiceOptions {
   /** Operations in progress beyond this answer busy (a bounded backlog). Default 2000. */
@@ -31,7 +31,7 @@ export async function serveSsrNode(node: SsrNode, bus: RawBus, cluster: string, 
   const max = opts.maxInFlight ?? 2000;
   let inFlight = 0;
   const answer = (m: RawMessage, v: unknown[]): void => {
-    m.respond(codec.pack(v));
+    m.respond(ssrCodec.pack(v));
   };
   const fail = (m: RawMessage, err: unknown): void => {
     if (err instanceof SsrError) answer(m, [1, err.code, err.message, err instanceof SsrNotHome ? err.home : undefined]);
@@ -77,7 +77,7 @@ export async function serveSsrNode(node: SsrNode, bus: RawBus, cluster: string, 
   return bus.subscribe(ssrSubjects(cluster).op(node.name), (m) => {
     let req: unknown;
     try {
-      req = codec.unpack(m.data);
+      req = ssrCodec.unpack(m.data);
     } catch {
       return fail(m, new SsrBadRequest('undecodable request'));
     }

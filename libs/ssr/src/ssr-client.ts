@@ -5,7 +5,7 @@ import { ConsistentHashRouter } from './consistent-hash';
 import { SsrError, SsrNotHome, SsrUnavailable, ssrErrorFromCode } from './errors';
 import { isSsrMessage } from './messages';
 import { Membership, type View } from './membership';
-import { codec } from './node-service';
+import { ssrCodec } from './node-service';
 import type { CensusEntry } from './ssr-node';
 import { ssrSubjects, type SsrSubjects } from './subjects';
 
@@ -48,7 +48,7 @@ export class SsrClient {
     c.stopWatch = await bus.subscribe(c.subjects.all, (m) => {
       let v: unknown;
       try {
-        v = codec.unpack(m.data);
+        v = ssrCodec.unpack(m.data);
       } catch {
         return;
       }
@@ -93,11 +93,11 @@ export class SsrClient {
   async call(name: string, req: unknown[]): Promise<unknown> {
     let reply: Uint8Array;
     try {
-      reply = await this.bus.request(this.subjects.op(name), codec.pack(req), this.o.timeoutMs);
+      reply = await this.bus.request(this.subjects.op(name), ssrCodec.pack(req), this.o.timeoutMs);
     } catch (err) {
       throw new SsrUnavailable(`${name} did not answer: ${String(err)}`, { cause: err });
     }
-    const r = codec.unpack(reply) as unknown[];
+    const r = ssrCodec.unpack(reply) as unknown[];
     if (r[0] === 0) return r[1];
     throw ssrErrorFromCode(String(r[1]), String(r[2]), typeof r[3] === 'string' ? r[3] : undefined);
   }

@@ -1,7 +1,7 @@
 import { Middleware } from '@esp/middleware';
 import { NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NatsSsrTransport, serveSsrNode, SsrClient, SsrNode, type Artifact } from '../src/index';
+import { NatsSsrTransport, serveSsrNode, SsrClient, SsrNode, SsrNotHome, SsrQuiescing, type Artifact } from '../src/index';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (a: Artifact | undefined) => (a ? new TextDecoder().decode(a.body) : undefined);
@@ -95,6 +95,28 @@ describe('SSR on a real nats-server', () => {
     await waitFor(() => fired.length >= ids.length, { timeoutMs: 10_000, what: 'all timers fired' });
     await new Promise((r) => setTimeout(r, 1500));
     expect([...fired].sort()).toEqual([...ids].sort());
+    await client.close();
+    for (const x of nodes.values()) await x.stop();
+  });
+
+  it('quiescence: a quiescing instance refuses operations with a retryable error; a non-home instance says where the home is', async () => {
+    const cluster = `c${++n}`;
+    const nodes = await instances(['a', 'b'], cluster, { waitForAck: true });
+    const client = await SsrClient.connect(mw.bus, cluster, { failAfterMs: T.failAfterMs });
+    await waitFor(() => client.view.members.length === 2);
+    const id = Array.from({ length: 50 }, (_, i) => `q${i}`).find((x) => client.homeOf(x) === 'a')!;
+    await client.put(id, enc('1'));
+    const wrong = await client.call('b', ['get', id]).catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(SsrNotHome);
+    expect((wrong as SsrNotHome).home).toBe('a');
+    await nodes.get('a')!.node.quiesce();
+    const refused = await client.call('a', ['put', id, enc('2')]).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SsrQuiescing);
+    expect((refused as SsrQuiescing).retryable).toBe(true);
+    // after the leave, the same put goes to the new home and finds the artifact there through its replica
+    await nodes.get('a')!.node.leave();
+    await waitFor(() => client.view.members.length === 1);
+    expect((await client.put(id, enc('2'))).version).toBe(2);
     await client.close();
     for (const x of nodes.values()) await x.stop();
   });

@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Middleware } from '@esp/middleware';
-import { codec, ssrSubjects, SsrClient, type CensusEntry } from '@esp/ssr';
+import { ssrCodec, ssrSubjects, SsrClient, type CensusEntry } from '@esp/ssr';
 import { ChildService, NatsServer } from '@esp/testing';
 
 export interface ChaosOptions {
@@ -77,8 +77,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const client = await SsrClient.connect(mw.bus, CLUSTER, { failAfterMs: 1000, suspectAfterMs: 300, timeoutMs: 3000, deadlineMs: 30_000 });
   const fired = new Map<string, number>();
   const stopEvents = await mw.bus.subscribe(ssrSubjects(CLUSTER).events, (m) => {
-    const e = codec.unpack(m.data) as { type: string; id: string };
-    if (e.type === 'fired') fired.set(e.id, (fired.get(e.id) ?? 0) + 1);
+    let e: { type?: string; id?: string };
+    try {
+      e = ssrCodec.unpack(m.data) as { type?: string; id?: string };
+    } catch {
+      return;
+    }
+    if (e.type === 'fired' && typeof e.id === 'string') fired.set(e.id, (fired.get(e.id) ?? 0) + 1);
   });
   const start = (n: string): Promise<ChildService> =>
     ChildService.start({
