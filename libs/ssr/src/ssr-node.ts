@@ -389,6 +389,10 @@ export class SsrNode {
     this.loadLatencies.push(this.clock.now() - t0);
     if (this.loadLatencies.length > 5000) this.loadLatencies.splice(0, 2500);
     const a = r.items.find((x) => x.id === id);
+    if (a && expatVersion !== undefined && a.version < expatVersion) {
+      // version-aware load: the expat list promised a newer copy than any that answered (lost with a failure?)
+      this.log?.warn({ id, expected: expatVersion, got: a.version }, 'load found an older version than the expat list');
+    }
     if (!a) {
       if (r.unavailable && mode === 'get') throw new SsrUnavailable(`${id}: a member did not answer the load request`);
       if (r.unavailable) throw new SsrUnavailable(`${id}: cannot tell find from create while a member is silent`);
@@ -585,8 +589,10 @@ export class SsrNode {
     p.awaited.delete(m.from);
     if (m.result === 'busy') p.busy = true;
     if (m.result === 'found') p.found.push({ from: m.from, items: m.items ?? [] });
-    const sufficient = p.minVersion !== undefined && p.found.some((f) => f.items.some((a) => a.version >= (p.minVersion as number)));
-    if (p.awaited.size === 0 || (sufficient && !p.busy)) p.finish();
+    // every member's answer is awaited even once a sufficient version is in hand (2.13 version-aware would stop
+    // there): a copy not yet heard of may be an active one that answers busy, and taking the replica then would
+    // leave two active copies (2.18). Negative acknowledgements keep the wait to one round.
+    if (p.awaited.size === 0) p.finish();
   }
 
   private onCommit(m: Extract<SsrMessage, { t: 'commit' }>): void {
