@@ -936,16 +936,32 @@ export class SsrNode {
         const list = await this.versionList(b, 'replicas-of-mine');
         if (list) {
           const have = new Map(list);
+          const check: string[] = [];
           for (const e of [...this.active.values()]) {
             if (!e.suspect) continue;
             // quiescence flushed replication before the save, so our replica has exactly the saved version
-            if (have.get(e.a.id) === e.a.version) {
-              this.log?.debug({ id: e.a.id, version: e.a.version, buddy: b.name }, 'suspect active confirmed by the buddy');
-              e.suspect = false;
-              e.a.owner = this.key;
-              confirmed.push(e.a);
-              this.armActive(e);
-            } else this.dropActive(e.a.id);
+            if (have.get(e.a.id) === e.a.version) check.push(e.a.id);
+            else this.dropActive(e.a.id);
+          }
+          // what the buddy still holds is settled by a load request per artifact, as an access to a suspect copy
+          // would (2.22.1.1): the highest version anywhere wins and every other copy goes, so a stale duplicate
+          // that the buddy's list happens to match cannot come back as the active copy
+          for (let round = 0; round < 5 && check.length && !this.stopped; round++) {
+            if (round) await new Promise<void>((r) => this.after(this.o.loadTimeoutMs, r));
+            let next = 0;
+            await Promise.all(
+              Array.from({ length: 16 }, async () => {
+                while (next < check.length && !this.stopped) {
+                  const id = check[next++] as string;
+                  try {
+                    await this.withIdLock(id, () => this.find(id, 'get'));
+                  } catch {
+                    /* busy or unavailable: tried again next round (and any access loads it meanwhile) */
+                  }
+                }
+              }),
+            );
+            check.splice(0, check.length, ...check.filter((id) => this.active.get(id)?.suspect));
           }
         }
       } else {
