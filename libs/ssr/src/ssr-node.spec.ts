@@ -1,7 +1,7 @@
 import { ManualClock } from '@esp/timers';
 import { describe, expect, it } from 'vitest';
 import type { Artifact } from './artifact';
-import { SsrBusy } from './errors';
+import { SsrBusy, SsrUnavailable } from './errors';
 import { MemoryNetwork } from './memory-network';
 import { SsrNode, type SsrNodeOptions } from './ssr-node';
 
@@ -91,7 +91,7 @@ describe('SsrNode on a ManualClock', () => {
     const theirs = ids.filter((id) => c.home(id).name === victim);
     expect(theirs.length).toBeGreaterThan(0);
     await c.crash(victim);
-    await c.run(1300); // failAfterMs: permanent failure, reshape
+    await c.run(1500); // failAfterMs: permanent failure, reshape (and the view settles)
     for (const n of c.nodes.values()) expect(n.view.members.map((m) => m.name)).not.toContain(victim);
     for (const id of ids) {
       const h = c.home(id);
@@ -222,7 +222,7 @@ describe('SsrNode on a ManualClock', () => {
     const snap = b.snapshot();
     await c.settle(b.leave());
     c.nodes.delete('b');
-    await c.run(50);
+    await c.run(400); // the reshape settles (a load right after it answers unavailable, retryable)
     const bActive = snap.actives.map((a) => a.id);
     const bReplica = snap.replicas.map((a) => a.id);
     // while b is away: one of its sessions is used on its interim home, one replica it held is deleted at the source
@@ -276,5 +276,21 @@ describe('SsrNode on a ManualClock', () => {
     await c.run(50);
     expect(c.copies('p')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
     expect(c.copies('p/c')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+  });
+
+  it('right after a reshape, or while a member is suspected, a load gives every copy back and answers unavailable (retryable)', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const ids = Array.from({ length: 30 }, (_, i) => `v${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    await c.run(10);
+    await c.crash('b');
+    await c.run(400); // b suspected, not yet failed
+    const other = [...c.nodes.values()][0]!;
+    const someId = ids.find((x) => !other.active.has(x))!;
+    const err = await c.settle(other.get(someId).catch((e: unknown) => e));
+    expect(err).toBeInstanceOf(SsrUnavailable);
+    expect((err as SsrUnavailable).retryable).toBe(true);
+    await c.run(1500); // failed, reshaped, settled: the same read now works
+    expect(dec(await c.settle(c.home(someId).get(someId)))).toBe(someId);
   });
 });

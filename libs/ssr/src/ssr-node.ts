@@ -513,8 +513,10 @@ export class SsrNode {
           }
           // right after a reshape a member may not be in this view yet: "found nowhere" is not trusted then
           const unavailable = p.missing || p.awaited.size > 0 || this.clock.now() - this.lastViewAt < this.o.suspectAfterMs;
-          if (best.size === 0 && unavailable && q.id !== undefined) {
-            // nothing found and someone silent: the copies found (none) stay; the caller retries
+          if (unavailable && q.id !== undefined) {
+            // someone silent (or not yet in this young view) may hold a newer copy: nothing is taken, the copies
+            // found are given back, and the caller retries (2.8: 503 during a temporary failure)
+            for (const f of finders) this.sendTo(f, { t: 'commit', from: this.key, to: f, req, remove: false });
             this.doneLoads.set(req, null);
             this.forgetLoadLater(req);
             resolve({ items: [], unavailable: true });
