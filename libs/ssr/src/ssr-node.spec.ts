@@ -1,0 +1,296 @@
+import { ManualClock } from '@esp/timers';
+import { describe, expect, it } from 'vitest';
+import type { Artifact } from './artifact';
+import { SsrBusy, SsrUnavailable } from './errors';
+import { MemoryNetwork } from './memory-network';
+import { SsrNode, type SsrNodeOptions } from './ssr-node';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (a: Artifact | undefined) => (a ? new TextDecoder().decode(a.body) : undefined);
+
+/** N instances on an in-memory network driven by a ManualClock. */
+async function cluster(names: string[], opts: Partial<SsrNodeOptions> = {}) {
+  const clock = new ManualClock(1_000_000);
+  const net = new MemoryNetwork(clock);
+  const fired: { id: string; on: string }[] = [];
+  const nodes = new Map<string, SsrNode>();
+  const make = async (name: string, extra: Partial<SsrNodeOptions> = {}) => {
+    const n: SsrNode = new SsrNode({
+      name,
+      transport: net.transport(),
+      clock,
+      heartbeatMs: 100,
+      failAfterMs: 1000,
+      graceMs: 1500,
+      onFire: (a) => void fired.push({ id: a.id, on: name }),
+      ...opts,
+      ...extra,
+    });
+    nodes.set(name, n);
+    await n.start();
+    return n;
+  };
+  for (const n of names) await make(n);
+  /** advance time in 1 ms steps, letting promises run between steps */
+  const run = async (ms: number) => {
+    for (let i = 0; i < ms; i++) {
+      clock.advance(1);
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  const settle = async <T>(p: Promise<T>, maxMs = 5000): Promise<T> => {
+    let done = false;
+    const q = p.finally(() => (done = true));
+    for (let i = 0; i < maxMs && !done; i++) await run(1);
+    return q;
+  };
+  await run(400);
+  const home = (id: string) => nodes.get([...nodes.values()][0]!.homeOf([...nodes.values()][0]!.homeHashFor(id)) as string)!;
+  const crash = async (name: string) => {
+    net.cut(name);
+    await nodes.get(name)!.stop();
+    nodes.delete(name);
+  };
+  const copies = (id: string) =>
+    [...nodes.values()].flatMap((n) => n.census().filter((c) => c.id === id).map((c) => `${n.name}:${c.where}`)).sort();
+  return { clock, net, nodes, make, run, settle, home, crash, copies, fired };
+}
+
+describe('SsrNode on a ManualClock', () => {
+  it('put on the home: active copy there, replica on the buddy (next in the ring)', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const h = c.home('s1');
+    await c.settle(h.put('s1', enc('v1')));
+    await c.run(5);
+    expect(c.copies('s1')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+    const a = await c.settle(h.put('s1', enc('v2')));
+    expect(a.version).toBe(2);
+    await c.run(5);
+    const rep = c.nodes.get(h.buddyName!)!.replica.get('s1')!;
+    expect(rep.a.version).toBe(2);
+    expect(rep.a.owner).toBe(h.key);
+  });
+
+  it('waitForAck: put resolves only after the buddy acknowledged', async () => {
+    const c = await cluster(['a', 'b'], { waitForAck: true });
+    const h = c.home('x');
+    let done = false;
+    const p = h.put('x', enc('1')).then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false); // the replication message has not even been delivered
+    await c.settle(p);
+    expect(c.nodes.get(h.buddyName!)!.replica.get('x')?.a.version).toBe(1);
+  });
+
+  it('owner dies: after the reshape a get on the new home reactivates the replica (lazy reactivation) and removes it', async () => {
+    const c = await cluster(['a', 'b', 'c', 'd']);
+    const ids = Array.from({ length: 60 }, (_, i) => `s${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    await c.run(10);
+    const victim = 'b';
+    const theirs = ids.filter((id) => c.home(id).name === victim);
+    expect(theirs.length).toBeGreaterThan(0);
+    await c.crash(victim);
+    await c.run(1500); // failAfterMs: permanent failure, reshape (and the view settles)
+    for (const n of c.nodes.values()) expect(n.view.members.map((m) => m.name)).not.toContain(victim);
+    for (const id of ids) {
+      const h = c.home(id);
+      expect(dec(await c.settle(h.get(id)))).toBe(id);
+    }
+    await c.run(20);
+    // exactly one active copy of each, on its home, and a replica on the home's buddy
+    for (const id of ids) {
+      const h = c.home(id);
+      expect(c.copies(id)).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+    }
+  });
+
+  it('load request for an artifact that exists nowhere: negative acknowledgements end it in one round, not a timeout', async () => {
+    const c = await cluster(['a', 'b', 'c'], { loadTimeoutMs: 1000 });
+    const h = c.home('ghost');
+    const t0 = c.clock.now();
+    expect(await c.settle(h.get('ghost'))).toBeUndefined();
+    expect(c.clock.now() - t0).toBeLessThan(10);
+    expect(h.counters.loadNacksOnly).toBe(1);
+  });
+
+  it('an active copy locked by an access on its instance answers busy: the loader gets a retryable SsrBusy', async () => {
+    const c = await cluster(['a', 'b', 'c'], { waitForAck: true });
+    const h = c.home('k');
+    const other = [...c.nodes.values()].find((n) => n !== h)!;
+    await c.settle(h.put('k', enc('1')));
+    // an update on the owner holds the lock while it waits for the buddy's ack; a load from elsewhere meets it
+    const upd = h.put('k', enc('2'));
+    const err = await c.settle(other.get('k').catch((e: unknown) => e));
+    await c.settle(upd);
+    expect(err).toBeInstanceOf(SsrBusy);
+    expect((err as SsrBusy).retryable).toBe(true);
+    // and nothing moved: still one active copy, on h
+    await c.run(10);
+    expect(c.copies('k').filter((x) => x.endsWith('active'))).toEqual([`${h.name}:active`]);
+  });
+
+  it('expat lists: after a reshape a create on the home needs no broadcast; an artifact held elsewhere is loaded by version', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const ids = Array.from({ length: 40 }, (_, i) => `e${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    await c.make('d');
+    await c.run(500);
+    const d = c.nodes.get('d')!;
+    expect(d.stats()['expatReady']).toBe(true);
+    const before = d.counters.loads;
+    const fresh = Array.from({ length: 200 }, (_, i) => `new${i}`).find((id) => c.home(id) === d)!;
+    await c.settle(d.put(fresh, enc('n')));
+    expect(d.counters.loads).toBe(before); // find vs create answered by the expat list
+    const moved = ids.find((id) => c.home(id) === d)!;
+    expect(moved).toBeDefined();
+    // migration back to the (new) home: the active copy elsewhere is removed, one active copy remains
+    expect(dec(await c.settle(d.get(moved)))).toBe(moved);
+    await c.run(10);
+    expect(c.copies(moved).filter((x) => x.endsWith('active'))).toEqual(['d:active']);
+  });
+
+  it('a timer fires once on the owner; when the owner dies first, once on the home after the grace period', async () => {
+    const c = await cluster(['a', 'b', 'c', 'd']);
+    const now = c.clock.now();
+    const ids = Array.from({ length: 30 }, (_, i) => `t${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id), { nextFire: now + 3000 }));
+    const victim = 'c';
+    await c.run(100);
+    await c.crash(victim);
+    await c.run(3000 + 1500 + 1000 + 500);
+    const count = new Map<string, number>();
+    for (const f of c.fired) count.set(f.id, (count.get(f.id) ?? 0) + 1);
+    expect(ids.filter((id) => count.get(id) !== 1)).toEqual([]);
+    expect(c.fired.some((f) => f.on === victim)).toBe(false);
+  });
+
+  it('a firing already recorded on the buddy is not repeated there after the owner dies', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const h = c.home('once');
+    await c.settle(h.put('once', enc('x'), { nextFire: c.clock.now() + 200 }));
+    await c.run(300);
+    expect(c.fired.map((f) => f.id)).toEqual(['once']);
+    await c.crash(h.name);
+    await c.run(6000);
+    expect(c.fired.map((f) => f.id)).toEqual(['once']);
+    expect(dec(await c.settle(c.home('once').get('once')))).toBe('x'); // still there, fired once
+  });
+
+  it('children come along with their parent; an orphan child (parent gone) is removed (2.14.1)', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 200, highMs: 400 } });
+    const h = c.home('p');
+    await c.settle(h.put('p', enc('parent')));
+    await c.settle(h.put('p/t1', enc('timer'), { parentId: 'p' }));
+    await c.settle(h.put('orphan/t', enc('o'), { parentId: 'orphan-parent', homeKey: 'p' }));
+    await c.run(10);
+    await c.crash(h.name);
+    await c.run(1000 + 400 + 3 * 1500 + 500);
+    const nh = c.home('p');
+    expect(nh.active.get('p')).toBeDefined();
+    expect(nh.active.get('p/t1')).toBeDefined();
+    expect(c.copies('orphan/t')).toEqual([]);
+  });
+
+  it('repair under load after a failure, then purge of the former buddy when the dead instance returns', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const ids = Array.from({ length: 30 }, (_, i) => `r${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    await c.run(10);
+    await c.crash('b'); // a's buddy
+    await c.run(1500);
+    // a replicated its whole active cache to c (its new buddy): two copies of everything a holds
+    const a = c.nodes.get('a')!;
+    for (const e of a.active.values()) expect(c.nodes.get('c')!.replica.get(e.a.id)?.a.owner).toBe(a.key);
+    await c.make('b');
+    await c.run(800);
+    // b is a's buddy again: a repaired b and purged its replicas from c
+    for (const e of a.active.values()) {
+      expect(c.nodes.get('b')!.replica.get(e.a.id)).toBeDefined();
+      expect(c.nodes.get('c')!.replica.get(e.a.id)).toBeUndefined();
+    }
+    expect(c.nodes.get('c')!.counters.purged).toBeGreaterThan(0);
+  });
+
+  it('disk reload: suspect entries; actives reactivated elsewhere are dropped, replicas removed meanwhile do not come back', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 60_000, highMs: 120_000 } });
+    const ids = Array.from({ length: 40 }, (_, i) => `u${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    await c.run(10);
+    const b = c.nodes.get('b')!;
+    await c.settle(b.quiesce());
+    const snap = b.snapshot();
+    await c.settle(b.leave());
+    c.nodes.delete('b');
+    await c.run(400); // the reshape settles (a load right after it answers unavailable, retryable)
+    const bActive = snap.actives.map((a) => a.id);
+    const bReplica = snap.replicas.map((a) => a.id);
+    // while b is away: one of its sessions is used on its interim home, one replica it held is deleted at the source
+    const used = bActive[0]!;
+    await c.settle(c.home(used).get(used));
+    const deleted = bReplica[0]!;
+    await c.settle(c.home(deleted).remove(deleted));
+    await c.make('b', { restore: snap });
+    await c.run(1500);
+    const nb = c.nodes.get('b')!;
+    expect(nb.repairing).toBe(0);
+    expect([...nb.active.values()].every((e) => !e.suspect)).toBe(true);
+    expect(c.copies(deleted)).toEqual([]); // no zombie
+    for (const id of ids.filter((x) => x !== deleted)) expect(dec(await c.settle(c.home(id).get(id)))).toBe(id);
+    await c.run(20);
+    for (const id of ids.filter((x) => x !== deleted)) expect(c.copies(id).filter((x) => x.endsWith('active'))).toHaveLength(1);
+  });
+
+  it('kill, recover, kill another: two copies of everything after each repair (replicas sent before the owner is seen are kept)', async () => {
+    const c = await cluster(['n1', 'n2', 'n3', 'n4', 'n5'], { waitForAck: true, reactivation: { lowMs: 500, highMs: 2000 } });
+    const ids = Array.from({ length: 150 }, (_, i) => `k${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    const healthy = () =>
+      ids.every((id) => {
+        const cp = c.copies(id);
+        const act = cp.filter((x) => x.endsWith(':active'));
+        return act.length === 1 && cp.some((x) => x.endsWith(':replica') && x.split(':')[0] !== act[0]!.split(':')[0]);
+      });
+    expect(healthy()).toBe(true);
+    await c.crash('n2');
+    await c.run(6000);
+    expect(healthy()).toBe(true);
+    await c.make('n2');
+    await c.run(3000);
+    expect(healthy()).toBe(true);
+    await c.crash('n4');
+    await c.run(6000);
+    expect(healthy()).toBe(true);
+    for (const id of ids) expect(dec(await c.settle(c.home(id).get(id)))).toBe(id);
+  });
+
+  it('a parent migrating to where its child is already active: the child keeps a replica (the children load took it)', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const h = c.home('p');
+    const x = [...c.nodes.values()].find((n) => n !== h)!;
+    await c.settle(x.put('p', enc('parent'))); // created away from its home (as during a view disagreement)
+    await c.settle(h.put('p/c', enc('child'), { parentId: 'p' }));
+    await c.run(10);
+    expect(c.copies('p/c')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+    expect(dec(await c.settle(h.get('p')))).toBe('parent'); // migration home, then the children load
+    await c.run(50);
+    expect(c.copies('p')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+    expect(c.copies('p/c')).toEqual([`${h.name}:active`, `${h.buddyName}:replica`].sort());
+  });
+
+  it('right after a reshape, or while a member is suspected, a load gives every copy back and answers unavailable (retryable)', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const ids = Array.from({ length: 30 }, (_, i) => `v${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    await c.run(10);
+    await c.crash('b');
+    await c.run(400); // b suspected, not yet failed
+    const other = [...c.nodes.values()][0]!;
+    const someId = ids.find((x) => !other.active.has(x))!;
+    const err = await c.settle(other.get(someId).catch((e: unknown) => e));
+    expect(err).toBeInstanceOf(SsrUnavailable);
+    expect((err as SsrUnavailable).retryable).toBe(true);
+    await c.run(1500); // failed, reshaped, settled: the same read now works
+    expect(dec(await c.settle(c.home(someId).get(someId)))).toBe(someId);
+  });
+});
