@@ -181,17 +181,23 @@ describe('PPP on a real nats-server', () => {
     // NATS core is at-most-once: requests to busy workers and their replies die with the server. Without the
     // re-synchronisation on link loss those workers stay busy for good (their heartbeats keep them alive).
     const svc = service();
+    // Everything here (queue, workers, client) shares one process, which a loaded machine can stall for a few hundred
+    // ms, and the queue reads what arrived only after its own timer has run: with 100 ms intervals (300 ms of silence
+    // = dead) such a stall after the restart declared a worker dead holding a request already resent once, and the
+    // client got PppWorkerDied. The claim here is about the link, not about silence, so the intervals are wide enough
+    // for the scheduler (900 ms of silence = dead); a worker that stays busy for good would still never come back idle
+    const hb = 300;
     const qmw = await Middleware.connect({ name: 'ppp-test-queue', servers: ns.url });
     const wmw = await Middleware.connect({ name: 'ppp-test-workers', servers: ns.url });
     const actions: QueueAction[] = [];
-    const queue = await PppQueue.start(qmw.bus, { service: svc, heartbeatMs: HB, onAction: (a) => actions.push(a) });
+    const queue = await PppQueue.start(qmw.bus, { service: svc, heartbeatMs: hb, onAction: (a) => actions.push(a) });
     const slow =
       (id: string) =>
       async (content: Uint8Array[]): Promise<Uint8Array[]> => {
         await new Promise((r) => setTimeout(r, 300));
         return echo(id)(content);
       };
-    const workers = await Promise.all(['a', 'b', 'c'].map((id) => PppWorker.start(wmw.bus, slow(id), { service: svc, id, heartbeatMs: HB, reconnectInitialMs: HB })));
+    const workers = await Promise.all(['a', 'b', 'c'].map((id) => PppWorker.start(wmw.bus, slow(id), { service: svc, id, heartbeatMs: hb, reconnectInitialMs: hb })));
     try {
       await waitFor(() => queue.machine.stats.workers === 3);
       const client = new PppClient(mw.bus, { service: svc, timeoutMs: 1500, retries: 10, retryBackoffMs: 50 });
