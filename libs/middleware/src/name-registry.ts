@@ -146,7 +146,10 @@ export class NameRegistry implements Implementation<typeof nameServerInterface> 
     return out.sort((a, b) => a.name.localeCompare(b.name) || a.aor.interface_type.localeCompare(b.aor.interface_type));
   }
 
-  /** Every change as it happens (bind, rebind, unbind), for clients that follow the registry. */
+  /**
+   * Every change as it happens (bind, rebind, unbind), for clients that follow the registry. The bucket keeps one
+   * revision per key, so changes to one key in quick succession may reach a watcher as only the latest.
+   */
   async watch(onChange: (change: BindingChange) => void): Promise<{ stop(): void }> {
     const iter = await this.kv.watch({ include: KvWatchInclude.UpdatesOnly });
     void (async () => {

@@ -62,7 +62,10 @@ export class NameServerClient {
     return this.proxy.__ping();
   }
 
-  /** Follows binding changes straight from the store (works while name servers restart). */
+  /**
+   * Follows binding changes straight from the store (works while name servers restart). The bucket keeps one revision
+   * per key, so changes to one key in quick succession may reach a watcher as only the latest.
+   */
   async watch(onChange: (change: BindingChange) => void): Promise<{ stop(): void }> {
     const kv = await new Kvm(this.nc).open(NAME_BUCKET);
     const iter = await kv.watch({ include: KvWatchInclude.UpdatesOnly });

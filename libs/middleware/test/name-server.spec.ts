@@ -112,6 +112,9 @@ describe('name server over a real nats-server with JetStream', () => {
     const seen: BindingChange[] = [];
     const w = await client.names.watch((c) => seen.push(c));
     const { revision } = await client.names.bind('watch/x', aorOf('w'));
+    // the bucket keeps one revision per key: an unbind stored before the watcher read the bind replaces it, so the
+    // watch reports the latest state of a key, not every step of a burst; here each step is waited for
+    await waitFor(() => seen.some((c) => c.name === 'watch/x'), { what: 'the bind' });
     await client.names.unbind('watch/x', 'processing::session_factory', revision);
     await waitFor(() => seen.filter((c) => c.name === 'watch/x').length >= 2, { what: 'two changes' });
     w.stop();
