@@ -7,6 +7,7 @@
  *
  * Logs `ready` with `xmlrpc_url` once bound.
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -50,16 +51,8 @@ log.info({ xmlrpc_url: `http://${advertised}:${server.port}${XMLRPC_PATH}`, port
 process.on('SIGHUP', () => {
   config.reload().catch((err: Error) => log.error({ err: err.message }, 'reload refused; the previous configuration stays'));
 });
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping');
-    void config
-      .unbind(mw)
-      .then(() => server.close())
-      .then(() => mw.close())
-      .then(() => process.exit(0));
-  });
-}
+stopOnSignals(log, async () => {
+  await config.unbind(mw);
+  await server.close();
+  await mw.close();
+});

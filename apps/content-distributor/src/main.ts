@@ -5,6 +5,7 @@
  *   tsx apps/content-distributor/src/main.ts --collections news,web --lease-seconds 300
  *   tsx apps/content-distributor/src/main.ts --node-id 1 --ping-interval-ms 1000   # a second one: backup, takes over
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
@@ -64,15 +65,11 @@ try {
 }
 log.info({ port: cd.port, collections: cli.configService ? `config server (${CONFIG_SERVICE_NAME})` : cli.collections, role: cd.role }, 'ready');
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping: finishing batches in flight');
-    void cd
-      .stop()
-      .then(() => mw.close())
-      .then(() => process.exit(0));
-  });
-}
+stopOnSignals(
+  log,
+  async () => {
+    await cd.stop();
+    await mw.close();
+  },
+  { message: 'stopping: finishing batches in flight' },
+);

@@ -4,6 +4,7 @@
  *   nx serve duplicate-server -- --id dup1r --data .esp/dup1r                 # the replica
  *   tsx apps/duplicate-server/src/main.ts --id dup1 --data .esp/dup1 --replica dup1r
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -30,16 +31,11 @@ const server = await startDuplicateServer(mw.bus, { ...cli, log }).catch((err: E
 });
 log.info({ address: server.address, replica: cli.replica, data: cli.dataDir, collections: server.machine.collectionNames() }, 'ready');
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig, stats: server.machine.stats }, 'stopping');
-    void (async () => {
-      await server.stop();
-      await mw.close();
-      process.exit(0);
-    })();
-  });
-}
+stopOnSignals(
+  log,
+  async () => {
+    await server.stop();
+    await mw.close();
+  },
+  { fields: () => ({ stats: server.machine.stats }) },
+);

@@ -4,6 +4,7 @@
  *   nx serve fscmt-gateway -- --listen 127.0.0.1:13000=mns/main --listen 127.0.0.1:13001=dup/dup1
  *   python3 my_node_scheduler.py 127.0.0.1 13000      # a socket + marshal node scheduler joins the crawl
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -30,16 +31,7 @@ const gateway = await startGateway(mw.bus, { ...cli, log }).catch((err: Error) =
 });
 log.info({ listeners: gateway.listeners, connect: cli.connect.map((c) => `${c.host}:${c.port}`) }, 'ready');
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping');
-    void (async () => {
-      await gateway.stop();
-      await mw.close();
-      process.exit(0);
-    })();
-  });
-}
+stopOnSignals(log, async () => {
+  await gateway.stop();
+  await mw.close();
+});

@@ -7,6 +7,7 @@
  * One instance per data directory (the databases are locked while open).
  */
 import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -47,21 +48,11 @@ const indexer = await startIndexer({
 });
 log.info({ nats: cli.nats, data: cli.dataDir, collections: cli.collections, port: indexer.port, factory: indexer.factory, search: indexer.search }, 'ready');
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping: writing queued batches, delivering owed callbacks');
-    void indexer
-      .close()
-      .then(() => mw.close())
-      .then(
-        () => process.exit(0),
-        (err: Error) => {
-          log.error({ err: err.message }, 'error while stopping');
-          process.exit(1);
-        },
-      );
-  });
-}
+stopOnSignals(
+  log,
+  async () => {
+    await indexer.close();
+    await mw.close();
+  },
+  { message: 'stopping: writing queued batches, delivering owed callbacks' },
+);

@@ -4,6 +4,7 @@
  *   nx serve multinode-scheduler -- --config crawl.xml
  *   tsx apps/multinode-scheduler/src/main.ts --config crawl.xml --cluster default --id main
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -49,16 +50,7 @@ process.on('SIGHUP', () => {
   log.info(changes, 'configuration reloaded');
 });
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping');
-    void (async () => {
-      await mns.stop();
-      await mw.close();
-      process.exit(0);
-    })();
-  });
-}
+stopOnSignals(log, async () => {
+  await mns.stop();
+  await mw.close();
+});

@@ -6,6 +6,7 @@
  *
  * Run as many instances as you like: they share one queue group and one bucket.
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware, serveNameServer } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -28,12 +29,4 @@ const mw = await Middleware.connect({ name: 'name-server', servers: cli.nats, lo
 await serveNameServer(mw, { replicas: cli.replicas });
 log.info({ nats: cli.nats, replicas: cli.replicas }, 'ready');
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping: draining calls in flight');
-    void mw.close().then(() => process.exit(0));
-  });
-}
+stopOnSignals(log, () => mw.close(), { message: 'stopping: draining calls in flight' });

@@ -7,6 +7,7 @@
  * Logs `ready` with `xmlrpc_url` once every process of the profile has been started.
  */
 import { resolve } from 'node:path';
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { parseCli } from './cli';
 import { registerWithConfigServer } from './config-registration';
@@ -46,18 +47,16 @@ const advertised = cli.listen === '0.0.0.0' || cli.listen === '::' ? '127.0.0.1'
 const xmlrpcUrl = `http://${advertised}:${server.port}${XMLRPC_PATH}`;
 
 const live: { registration?: ReturnType<typeof registerWithConfigServer> } = {};
-let stopping = false;
-const stop = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'stopping: processes in reverse order');
-  await live.registration?.stop();
-  await supervisor.stopAll();
-  await server.close();
-  log.info('stopped');
-  process.exit(0);
-};
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => void stop(sig));
+stopOnSignals(
+  log,
+  async () => {
+    await live.registration?.stop();
+    await supervisor.stopAll();
+    await server.close();
+    log.info('stopped');
+  },
+  { message: 'stopping: processes in reverse order' },
+);
 
 await supervisor.startAll();
 live.registration = cli.configServer ? registerWithConfigServer({ url: cli.configServer, port: server.port, host: cli.advertiseHost, log }) : undefined;

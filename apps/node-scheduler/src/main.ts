@@ -4,6 +4,7 @@
  *   nx serve node-scheduler -- --id node1 --dup dup1
  *   tsx apps/node-scheduler/src/main.ts --id node1 --mns main --dup dup1 --cluster default
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -35,16 +36,7 @@ const progress = setInterval(() => {
 }, 2000);
 progress.unref();
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping');
-    void (async () => {
-      await ns.stop();
-      await mw.close();
-      process.exit(0);
-    })();
-  });
-}
+stopOnSignals(log, async () => {
+  await ns.stop();
+  await mw.close();
+});

@@ -5,6 +5,7 @@
  *   tsx apps/ppp-gateway/src/main.ts --service echo --frontend tcp://*:5555 --backend tcp://*:5556 --queue
  *   python3 ppworker.py tcp://localhost:5556     # a ZeroMQ Guide worker now serves NATS clients of "echo"
  */
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { PppQueue } from '@esp/ppp';
@@ -33,17 +34,8 @@ const gateway = await startGateway(mw.bus, { ...cli, log }).catch((err: Error) =
 });
 log.info({ frontend: gateway.frontend, backend: gateway.backend, nats: cli.nats, queue: cli.queue, heartbeatMs: cli.heartbeatMs, liveness: cli.liveness }, 'ready');
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal: sig }, 'stopping');
-    void (async () => {
-      await gateway.stop();
-      await queue?.stop();
-      await mw.close();
-      process.exit(0);
-    })();
-  });
-}
+stopOnSignals(log, async () => {
+  await gateway.stop();
+  await queue?.stop();
+  await mw.close();
+});

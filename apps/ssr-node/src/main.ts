@@ -9,6 +9,7 @@
  * Timer firings are published on esp.raw.ssr.<cluster>.events as msgpack { type: 'fired', id, version, on }.
  */
 import { existsSync } from 'node:fs';
+import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { ssrCodec, loadSnapshot, NatsSsrTransport, saveSnapshot, serveSsrNode, SsrNode, ssrSubjects, type SsrSnapshot } from '@esp/ssr';
@@ -54,22 +55,17 @@ await node.start();
 while (!node.ready) await new Promise((r) => setTimeout(r, 20));
 log.info({ view: node.view.members.map((m) => m.name), restored: restore !== undefined }, 'ready');
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) return;
-    stopping = true;
-    void (async () => {
-      log.info({ signal: sig }, 'quiescing');
-      await node.quiesce();
-      if (cli.stateFile) {
-        await saveSnapshot(cli.stateFile, node.snapshot());
-        log.info({ file: cli.stateFile, active: node.active.size, replica: node.replica.size }, 'caches saved');
-      }
-      await node.leave();
-      await stopServing();
-      await mw.close();
-      process.exit(0);
-    })();
-  });
-}
+stopOnSignals(
+  log,
+  async () => {
+    await node.quiesce();
+    if (cli.stateFile) {
+      await saveSnapshot(cli.stateFile, node.snapshot());
+      log.info({ file: cli.stateFile, active: node.active.size, replica: node.replica.size }, 'caches saved');
+    }
+    await node.leave();
+    await stopServing();
+    await mw.close();
+  },
+  { message: 'quiescing' },
+);

@@ -4,6 +4,9 @@
  *   const port = integerOption('base-port', values['base-port'], 16000, 1, 65535);
  *   if (typeof port === 'string') return { kind: 'error', message: port };
  *   const nats = natsServers(values.nats, process.env);
+ *
+ * and how every service stops: stopOnSignals(log, async () => { await server.stop(); await mw.close(); }).
  */
 export { integerOption, list, natsServers } from './options';
 export { tryParseArgs, type CliResult } from './command-line';
+export { stopOnSignals, type StopLog, type StopOnSignalsOptions } from './stop-on-signals';
