@@ -38,18 +38,23 @@ describe('content distributor election: three distributors as processes (MS-FSCD
 
   /** Which distributors answer __ping on their session_factory object now (acting as master). */
   async function acting(timeoutMs = 500): Promise<number[]> {
-    const r = await Promise.all(
-      [0, 1, 2].map((n) =>
-        mw
-          .proxy(sessionFactoryInterface, sfAor(n), { timeoutMs })
+    return (await actingTimed(timeoutMs)).filter((r) => r.ok).map((r) => r.node);
+  }
+
+  /** Each distributor's answer to __ping on its session_factory, with how long the answer took. */
+  async function actingTimed(timeoutMs: number): Promise<{ node: number; ok: boolean; ms: number }[]> {
+    return Promise.all(
+      [0, 1, 2].map((node) => {
+        const t0 = performance.now();
+        return mw
+          .proxy(sessionFactoryInterface, sfAor(node), { timeoutMs })
           .__ping()
           .then(
-            () => n,
-            () => -1,
-          ),
-      ),
+            () => ({ node, ok: true, ms: performance.now() - t0 }),
+            () => ({ node, ok: false, ms: performance.now() - t0 }),
+          );
+      }),
     );
-    return r.filter((n) => n >= 0);
   }
 
   /** Waits until exactly one distributor other than `not` acts as master; returns it. */
@@ -114,13 +119,21 @@ describe('content distributor election: three distributors as processes (MS-FSCD
     const overlaps: string[] = [];
     // a sample every 10 ms, not waiting for the previous one: a stopped process answers no ping until its deadline
     let outstanding = 0;
+    // An answer only says its distributor acted at some moment between the request and the answer. Two answers of
+    // one sample that took up to 200 ms could come from moments a handover apart (the fence makes the new master
+    // start after the old one stopped, not a fixed time after), so a sample proves two masters at once only when
+    // both acting answers came back within RESOLUTION_MS; slower ones are counted, not judged.
+    const RESOLUTION_MS = 40;
+    let slowAnswers = 0;
     const sampleOnce = async (): Promise<void> => {
       const t = Date.now();
       outstanding++;
       try {
-        const [bindings, a] = await Promise.all([mw.names.list(DISPATCHER_NAME), acting(200)]);
+        const [bindings, answers] = await Promise.all([mw.names.list(DISPATCHER_NAME), actingTimed(200)]);
         const sf = bindings.filter((x) => x.name === DISPATCHER_NAME && x.aor.interface_type === sessionFactoryInterface.type);
         maxBindings = Math.max(maxBindings, sf.length);
+        const a = answers.filter((r) => r.ok && r.ms <= RESOLUTION_MS).map((r) => r.node);
+        slowAnswers += answers.filter((r) => r.ok && r.ms > RESOLUTION_MS).length;
         maxActing = Math.max(maxActing, a.length);
         if (a.length > 1) overlaps.push(`${new Date(t).toISOString()} ${a.join(',')}`);
         samples++;
@@ -168,7 +181,7 @@ describe('content distributor election: three distributors as processes (MS-FSCD
     }
     sampling = false;
     await sampler;
-    process.stdout.write(`failovers: ${kinds.length} (${kinds.join(' ')}); samples ${samples}, failed while NATS restarted ${failedSamples}; max bindings ${maxBindings}, max acting ${maxActing}\n`);
+    process.stdout.write(`failovers: ${kinds.length} (${kinds.join(' ')}); samples ${samples}, failed while NATS restarted ${failedSamples}, acting answers slower than ${RESOLUTION_MS} ms ${slowAnswers}; max bindings ${maxBindings}, max acting ${maxActing}\n`);
     expect(overlaps).toEqual([]);
     expect(maxActing).toBe(1);
     expect(maxBindings).toBe(1);
