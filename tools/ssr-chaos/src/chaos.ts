@@ -340,6 +340,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     }
     const { lost, zombies } = await verify();
     const cen = await census();
+    for (const id of lost.slice(0, 3)) {
+      log(`  lost ${id}: copies now ${(cen.get(id) ?? []).map((x) => `${x.node}/${x.c.where}/v${x.c.version}/${x.c.owner}${x.c.suspect ? '/suspect' : ''}`).join(' ') || 'none'}`);
+      for (const [n, s] of svcs) for (const l of s.logs) if (JSON.stringify(l).includes(`"${id}"`) || JSON.stringify(l).includes(`"${id}@`)) log(`    ${n} ${JSON.stringify(l)}`);
+    }
     const zombieCopies = deleted.filter((id) => cen.has(id));
     for (const id of zombieCopies.slice(0, 5)) log(`  zombie ${id}: ${(cen.get(id) ?? []).map((x) => `${x.node}/${x.c.where}/v${x.c.version}/${x.c.owner}${x.c.suspect ? '/suspect' : ''}`).join(' ')}`);
     report.phases.push({ phase: 'D rolling upgrade', lost: lost.length, expectedLost: 0, sameSet: lost.length === 0, repairMs: upgradeMs, zombies: zombies.length + zombieCopies.length });
