@@ -293,4 +293,28 @@ describe('SsrNode on a ManualClock', () => {
     await c.run(1500); // failed, reshaped, settled: the same read now works
     expect(dec(await c.settle(c.home(someId).get(someId)))).toBe(someId);
   });
+
+  it('an advisory never drops a replica newer than the home\'s active copy: the home loads it instead (highest version wins)', async () => {
+    const c = await cluster(['a', 'b', 'c', 'd'], { reactivation: { lowMs: 500, highMs: 600 } });
+    const id = 'x';
+    const h = c.home(id);
+    // an instance other than the home and its buddy, whose buddy is not the home either, holds the newer active copy
+    const d = [...c.nodes.values()].find((n) => n.name !== h.name && n.name !== h.buddyName && n.buddyName !== h.name)!;
+    for (let i = 1; i <= 5; i++) await c.settle(d.put(id, enc(`new${i}`)));
+    await c.run(10);
+    // the home's expat list never heard of it (it was made after the reshape): a create there makes an older copy
+    const old = await c.settle(h.put(id, enc('old')));
+    expect(old.version).toBe(1);
+    await c.run(10);
+    const buddy = d.buddyName!;
+    expect(c.nodes.get(buddy)!.replica.get(id)!.a.version).toBe(5);
+    // the newer copy's owner dies: its replica's reactivation timer advises the home, which holds version 1
+    await c.crash(d.name);
+    await c.run(4000);
+    const got = await c.settle(c.home(id).get(id));
+    expect(got?.version).toBeGreaterThanOrEqual(5);
+    expect(dec(got)).toBe('new5');
+    await c.run(20);
+    expect(c.copies(id).filter((x) => x.endsWith(':active'))).toHaveLength(1);
+  });
 });

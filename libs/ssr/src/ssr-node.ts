@@ -829,7 +829,7 @@ export class SsrNode {
     }
     const home = this.router.home(e.a.homeHash);
     let outcome: 'drop' | 'taken' | 'retry';
-    if (home === this.name) outcome = await this.handleAdvisory(id);
+    if (home === this.name) outcome = await this.handleAdvisory(id, e.a.version);
     else {
       const member = this.currentView.members.find((m) => m.name === home);
       if (!member) outcome = 'retry';
@@ -846,13 +846,32 @@ export class SsrNode {
     if (left && !left.timer && !left.suspect && !this.isMember(left.a.owner)) left.timer = this.clock.setTimeout(() => void this.replicaDue(id), this.o.graceMs);
   }
 
-  /** On the home: reactivate the advised artifact here, unless it is active here already (2.14 pseudo-code). */
-  private async handleAdvisory(id: string): Promise<'drop' | 'taken' | 'retry'> {
+  /**
+   * On the home: reactivate the advised artifact here, unless it is active here already (2.14 pseudo-code). An
+   * active copy here older than the advising replica (a second active copy made while the newer one was out of
+   * sight) does not send the replica away: it is settled by a load, as a suspect copy is, and the highest version
+   * wins; dropping the replica would drop the newest, possibly the last, copy of the artifact.
+   */
+  private async handleAdvisory(id: string, version: number): Promise<'drop' | 'taken' | 'retry'> {
     this.counters.advisories++;
     if (!this.readyFlag || this.quiescing) return 'retry';
     try {
       return await this.withIdLock(id, async () => {
         const e = this.active.get(id);
+        if (e && !e.suspect && !e.transfer && e.a.version < version) {
+          this.log?.warn({ id, here: e.a.version, advised: version }, 'advising replica newer than the active copy here: settled by a load');
+          e.suspect = true;
+          try {
+            const got = await this.find(id, 'get');
+            return got ? 'taken' : 'drop';
+          } finally {
+            const now = this.active.get(id);
+            if (now === e && e.suspect) {
+              e.suspect = false;
+              this.armActive(e);
+            }
+          }
+        }
         // a suspect copy (reloaded from disk) is not trusted: the load below compares it with every other (2.22.1.1)
         if (e && !e.suspect) {
           // the advising replica goes; make sure the buddy holds a replica under this incarnation (the advising
@@ -1108,7 +1127,7 @@ export class SsrNode {
       case 'expat':
         return this.onExpat(m);
       case 'adv':
-        void this.handleAdvisory(m.id).then((outcome) => this.reply(m.from, { t: 'advr', from: this.key, to: m.from, req: m.req, outcome }));
+        void this.handleAdvisory(m.id, m.version).then((outcome) => this.reply(m.from, { t: 'advr', from: this.key, to: m.from, req: m.req, outcome }));
         return;
       case 'purge':
         return this.onPurge(m);
