@@ -346,7 +346,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     }
     const zombieCopies = deleted.filter((id) => cen.has(id));
     for (const id of zombieCopies.slice(0, 5)) log(`  zombie ${id}: ${(cen.get(id) ?? []).map((x) => `${x.node}/${x.c.where}/v${x.c.version}/${x.c.owner}${x.c.suspect ? '/suspect' : ''}`).join(' ')}`);
-    report.phases.push({ phase: 'D rolling upgrade', lost: lost.length, expectedLost: 0, sameSet: lost.length === 0, repairMs: upgradeMs, zombies: zombies.length + zombieCopies.length });
+    report.phases.push({ phase: want.includes('D') ? 'D rolling upgrade' : 'final check', lost: lost.length, expectedLost: 0, sameSet: lost.length === 0, repairMs: upgradeMs, zombies: zombies.length + zombieCopies.length });
     log(`D rolling upgrade: lost=${lost.length} zombies=${zombies.length} (copies of deleted artifacts left: ${zombieCopies.length}) deleted_while_buddy_down=${deleted.length}`);
 
     // ---------------------------------------------------------------- timers
