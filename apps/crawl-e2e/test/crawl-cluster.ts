@@ -10,6 +10,10 @@ export interface CrawlClusterOptions {
   /** Start the feeding chain (name server, indexer, distributor, item processor) and feed crawled pages. */
   feed: boolean;
   collection?: string;
+  /** The multinode scheduler keeps its state in <dir>/mns (--data), so it can be killed and restarted. */
+  mnsData?: boolean;
+  /** Keep-alive interval of the multinode and node schedulers (how soon a node notices a restarted scheduler). */
+  keepaliveMs?: number;
 }
 
 /**
@@ -72,11 +76,20 @@ export class CrawlCluster {
 </CrawlerConfig>`,
     );
     const common = ['--cluster', 'crawl'];
+    const keepalive = opts.keepaliveMs !== undefined ? ['--keepalive-ms', String(opts.keepaliveMs)] : [];
     this.dup = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1', '--data', join(this.dir, 'dup1')]);
-    this.mns = await this.svc('apps/multinode-scheduler/src/main.ts', [...common, '--config', config, '--min-nodes', String(opts.nodes)]);
+    this.mns = await this.svc('apps/multinode-scheduler/src/main.ts', [
+      ...common,
+      '--config',
+      config,
+      '--min-nodes',
+      String(opts.nodes),
+      ...keepalive,
+      ...(opts.mnsData ? ['--data', join(this.dir, 'mns')] : []),
+    ]);
     for (let i = 1; i <= opts.nodes; i++) {
       this.nodes.push(
-        await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...(opts.feed ? [] : ['--no-feed'])]),
+        await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...keepalive, ...(opts.feed ? [] : ['--no-feed'])]),
       );
     }
   }

@@ -15,10 +15,13 @@ Options:
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --max-sites-per-ip <n>  sites crawled at once on one IP (default: 10)
   --min-nodes <n>         route nothing until this many node schedulers registered (default: 1)
+  --data <dir>            keep the state (collections, queued entries, routes, IP permissions, DNS answers) in
+                          <dir>/scheduler.sqlite and take it back at start, so kill -9 loses nothing answered
+                          (default: none, the state is in memory only)
   -h, --help              show this help
 `;
 
-export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number }>;
+export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; dataDir: string | undefined }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
@@ -32,6 +35,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'keepalive-ms': { type: 'string' },
       'max-sites-per-ip': { type: 'string' },
       'min-nodes': { type: 'string' },
+      data: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -47,5 +51,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof maxSitesPerIp === 'string') return { kind: 'error', message: maxSitesPerIp };
   const minNodes = integerOption('min-nodes', values['min-nodes'], 1, 1, 10_000);
   if (typeof minNodes === 'string') return { kind: 'error', message: minNodes };
-  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes };
+  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, dataDir: values.data };
 }

@@ -11,6 +11,10 @@
  * entries are routed site by site (a route is made once, sent to every node with CMD_UM_ADD_ROUTE, and the entry
  * goes to the routed node), URG entries to the front; DNS answers are cached for their TTL; START_CRAWL_IP is
  * refused for an IP another node crawls, and for an IP that already has `maxSitesPerIp` sites.
+ *
+ * Every change of what must survive a restart (collections and epochs, queued entries, routes, IP permissions, DNS
+ * answers) is written through `store` as it happens; `restore()` takes it back. An entry handed to a node leaves
+ * the store only when `onHandedOut` says so (the transport retires it once the message is known to have left).
  */
 import {
   buildFscmtNodeSchedulerMessage,
@@ -29,6 +33,7 @@ import {
 } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
+import { NullSchedulerStore, type SchedulerStore, type StoredSchedulerState } from './scheduler-store';
 
 export const DEFAULT_KEEPALIVE_MS = 120_000;
 export const DEFAULT_DNS_TTL_S = 3600;
@@ -44,15 +49,21 @@ interface Node {
   sites: number;
 }
 
+/** A queue entry with its store key (smaller keys are nearer the front). */
+interface Queued {
+  key: number;
+  entry: FscmtQueueEntry;
+}
+
 interface Collection {
   dspec: FswcuDict;
   epoch: number;
   state: number;
-  queue: FscmtQueueEntry[];
+  queue: Queued[];
   /** site -> node id */
   routes: Map<string, string>;
   /** Entries waiting for their site's DNS answer before they can be routed. */
-  parked: Map<string, FscmtQueueEntry[]>;
+  parked: Map<string, Queued[]>;
   removing: boolean;
   stats: Map<string, FswcuValue>;
   /** Nodes asked for their routes (CMD_UM_ASK_ROUTE) whose CMD_UM_LAST_ROUTE has not come: node id -> deadline. */
@@ -78,6 +89,14 @@ export interface MultinodeSchedulerOptions {
   maxSitesPerIp?: number;
   /** Routing waits until this many node schedulers are registered (so the first one does not take every site). */
   minNodes?: number;
+  /** Where the state that must survive a restart is written (default: nowhere). */
+  store?: SchedulerStore;
+  /**
+   * An entry was handed to a node scheduler (its CMD_UM_URI is queued for sending). Default: it leaves the store at
+   * once. A transport that can tell when the message has reached the bus retires it then, so a kill in between
+   * sends it again after the restart (the node scheduler drops a URI it has seen) instead of losing it.
+   */
+  onHandedOut?: (key: number) => void;
 }
 
 export class MultinodeSchedulerMachine {
@@ -88,9 +107,50 @@ export class MultinodeSchedulerMachine {
   /** ip -> { node id, sites } per crawl IP permission. */
   private readonly ips = new Map<string, { node: string; sites: Set<string> }>();
   private keepaliveTimer: TimerHandle | undefined;
+  private readonly store: SchedulerStore;
+  /** Next store keys for an entry put in front / at the back of a queue. */
+  private frontKey = 0;
+  private backKey = 1;
   readonly logLines: Array<{ node: string; file: string; message: string }> = [];
 
-  constructor(private readonly opts: MultinodeSchedulerOptions) {}
+  constructor(private readonly opts: MultinodeSchedulerOptions) {
+    this.store = opts.store ?? new NullSchedulerStore();
+  }
+
+  /**
+   * Takes back what a previous run stored (call before anything else): collections with their epochs and states,
+   * queued entries in queue order, routes, IP permissions and DNS answers. Node schedulers register again and are
+   * sent the routes; the entries are routed once the nodes are back (and have told their own routes).
+   */
+  restore(state: StoredSchedulerState): void {
+    for (const s of state.collections) {
+      this.collections.set(s.name, {
+        dspec: s.dspec,
+        epoch: s.epoch,
+        state: s.state,
+        queue: [],
+        routes: new Map(),
+        parked: new Map(),
+        removing: s.removing,
+        stats: new Map(),
+        awaitingRoutes: new Map(),
+      });
+    }
+    for (const e of state.entries) {
+      this.frontKey = Math.min(this.frontKey, e.key - 1);
+      this.backKey = Math.max(this.backKey, e.key + 1);
+      const c = this.collections.get(e.collection);
+      if (c && !c.removing) c.queue.push({ key: e.key, entry: e.entry });
+      else this.store.deleteEntry(e.key);
+    }
+    for (const r of state.routes) this.collections.get(r.collection)?.routes.set(r.site, r.node);
+    for (const r of state.ips) {
+      const rec = this.ips.get(r.ip);
+      if (rec) rec.sites.add(r.site);
+      else this.ips.set(r.ip, { node: r.node, sites: new Set([r.site]) });
+    }
+    for (const d of state.dns) this.dns.set(d.host, { addrinfo: d.addrinfo, resolvedAt: d.resolvedAt, ttl: d.ttl, expires: d.expires });
+  }
 
   start(): void {
     const every = this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
@@ -148,8 +208,9 @@ export class MultinodeSchedulerMachine {
       awaitingRoutes: new Map(),
     };
     this.collections.set(name, c);
+    this.saveCollection(name, c);
     for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec, epoch: c.epoch }, 1);
-    for (const uri of startUris) c.queue.push(startEntry(uri));
+    for (const uri of startUris) this.enqueue(name, c, startEntry(uri), false);
     this.pump();
   }
 
@@ -158,6 +219,7 @@ export class MultinodeSchedulerMachine {
     if (!c) return this.addCollection(name, dspec);
     c.dspec = dspec;
     c.epoch++;
+    this.saveCollection(name, c);
     for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_UPDATE', dspecName: name, dspec, epoch: c.epoch }, 1);
   }
 
@@ -168,6 +230,9 @@ export class MultinodeSchedulerMachine {
     c.removing = true;
     c.state = FSCMT_CONF_STATES.REMOVING;
     c.queue.length = 0;
+    c.parked.clear();
+    this.saveCollection(name, c);
+    this.store.deleteEntries(name);
     for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_REMOVE', dspecName: name }, 1);
   }
 
@@ -175,6 +240,7 @@ export class MultinodeSchedulerMachine {
     const c = this.collections.get(name);
     if (!c) return;
     c.state = state;
+    this.saveCollection(name, c);
     for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_SUSPEND', dspecName: name, state }, 1);
   }
 
@@ -182,6 +248,7 @@ export class MultinodeSchedulerMachine {
     const c = this.collections.get(name);
     if (!c) return;
     c.state = FSCMT_CONF_STATES.ACTIVE;
+    this.saveCollection(name, c);
     for (const n of this.nodes.values()) this.sendTo(n.address, { command: 'CMD_ADM_CONF_RESUME', dspecName: name }, 1);
     this.pump();
   }
@@ -219,8 +286,7 @@ export class MultinodeSchedulerMachine {
         const c = this.active(msg.dspecName);
         if (!c) return;
         // priority 1 and URG both mean "front of the queue" (2.2.1, 3.2.5.7)
-        if (msg.command === 'CMD_UM_URI_URG' || priority === 1) c.queue.unshift(msg.entry);
-        else c.queue.push(msg.entry);
+        this.enqueue(msg.dspecName, c, msg.entry, msg.command === 'CMD_UM_URI_URG' || priority === 1);
         return this.pump();
       }
       case 'CMD_UM_STAT': {
@@ -240,6 +306,7 @@ export class MultinodeSchedulerMachine {
           const existing = c.routes.get(r.routingAttribute);
           if (existing === undefined) {
             c.routes.set(r.routingAttribute, r.nodeId);
+            this.store.putRoute(msg.dspecName, r.routingAttribute, r.nodeId);
             const owner = [...this.nodes.values()].find((n) => n.id === r.nodeId);
             if (owner) owner.sites++;
           } else if (existing !== r.nodeId) {
@@ -260,6 +327,7 @@ export class MultinodeSchedulerMachine {
         if (rec && rec.node === node.id) {
           rec.sites.delete(msg.data.site);
           if (rec.sites.size === 0) this.ips.delete(msg.data.ip);
+          this.store.deleteIp(msg.data.ip, msg.data.site);
         }
         return;
       }
@@ -271,6 +339,7 @@ export class MultinodeSchedulerMachine {
         const c = this.collections.get(msg.dspecName);
         if (c?.removing) {
           this.collections.delete(msg.dspecName);
+          this.store.deleteCollection(msg.dspecName);
           this.opts.log?.info({ collection: msg.dspecName, node: node.id }, 'collection removed');
         }
         return;
@@ -284,6 +353,7 @@ export class MultinodeSchedulerMachine {
     const now = this.opts.clock.now();
     const entry = { addrinfo, resolvedAt: Math.floor(now / 1000), ttl, expires: now + ttl * 1000 };
     this.dns.set(host, entry);
+    this.store.putDns({ host, ...entry });
     for (const [address, waiting] of this.dnsWaiters.get(host) ?? []) {
       for (let i = 0; i < waiting; i++) this.dnsReply(address, host, entry);
     }
@@ -303,7 +373,9 @@ export class MultinodeSchedulerMachine {
     // the same node on the same connection registering again (it lost track of us) is taken as a re-registration
     if (node && node.id !== nodeId) return this.refuse(from, `second CMD_UM_INIT on one connection (node ${node.id})`);
     for (const n of this.nodes.values()) if (n.id === nodeId && n.address !== from) return this.refuse(from, `node id ${nodeId} is already registered`);
-    if (!node) this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites: 0 });
+    // its sites: the routes it holds already (restored from the store, or kept from before)
+    const sites = [...this.collections.values()].reduce((n, c) => n + [...c.routes.values()].filter((owner) => owner === nodeId).length, 0);
+    if (!node) this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites });
     this.opts.log?.info({ node: nodeId, address: from, again: node !== undefined }, 'node scheduler registered');
     for (const [name, c] of this.collections) {
       if (c.removing) continue;
@@ -328,11 +400,19 @@ export class MultinodeSchedulerMachine {
     const node = this.nodes.get(address);
     if (!node) return;
     this.nodes.delete(address);
-    for (const c of this.collections.values()) {
+    for (const [name, c] of this.collections) {
       c.awaitingRoutes.delete(node.id);
-      for (const [site, owner] of c.routes) if (owner === node.id) c.routes.delete(site);
+      for (const [site, owner] of c.routes) {
+        if (owner !== node.id) continue;
+        c.routes.delete(site);
+        this.store.deleteRoute(name, site);
+      }
     }
-    for (const [ip, rec] of this.ips) if (rec.node === node.id) this.ips.delete(ip);
+    for (const [ip, rec] of this.ips) {
+      if (rec.node !== node.id) continue;
+      this.ips.delete(ip);
+      this.store.deleteIp(ip);
+    }
   }
 
   private active(name: string): Collection | undefined {
@@ -366,9 +446,11 @@ export class MultinodeSchedulerMachine {
     let allowed: boolean;
     if (!rec) {
       this.ips.set(ip, { node: node.id, sites: new Set([site]) });
+      this.store.putIp(ip, node.id, site);
       allowed = true;
     } else if (rec.node !== node.id) allowed = false;
     else if (rec.sites.has(site) || rec.sites.size < max) {
+      if (!rec.sites.has(site)) this.store.putIp(ip, node.id, site);
       rec.sites.add(site);
       allowed = true;
     } else allowed = false;
@@ -389,10 +471,12 @@ export class MultinodeSchedulerMachine {
       }
       if (c.awaitingRoutes.size > 0) continue;
       while (c.queue.length > 0) {
-        const entry = c.queue.shift() as FscmtQueueEntry;
+        const queued = c.queue.shift() as Queued;
+        const entry = queued.entry;
         const site = siteOf(entry);
         if (site === undefined) {
           this.opts.log?.warn({ collection: name, uri: entry.uri.uri }, 'dropped a crawl queue entry without a host');
+          this.store.deleteEntry(queued.key);
           continue;
         }
         let owner = c.routes.get(site.site);
@@ -400,13 +484,14 @@ export class MultinodeSchedulerMachine {
           const dns = this.dns.get(site.host);
           if (!dns || dns.expires <= this.opts.clock.now()) {
             const parked = c.parked.get(site.host) ?? [];
-            parked.push(entry);
+            parked.push(queued);
             c.parked.set(site.host, parked);
             this.lookup(site.host);
             continue;
           }
           owner = this.pickNode().id;
           c.routes.set(site.site, owner);
+          this.store.putRoute(name, site.site, owner);
           for (const n of this.nodes.values()) {
             if (n.id === owner) n.sites++;
             this.sendRoute(n.address, name, owner, site.site);
@@ -415,12 +500,26 @@ export class MultinodeSchedulerMachine {
         const to = [...this.nodes.values()].find((n) => n.id === owner);
         if (!to) {
           c.routes.delete(site.site);
-          c.queue.unshift(entry);
+          this.store.deleteRoute(name, site.site);
+          c.queue.unshift(queued);
           continue;
         }
         this.sendTo(to.address, { command: 'CMD_UM_URI', dspecName: name, entry }, 0);
+        if (this.opts.onHandedOut) this.opts.onHandedOut(queued.key);
+        else this.store.deleteEntry(queued.key);
       }
     }
+  }
+
+  private enqueue(name: string, c: Collection, entry: FscmtQueueEntry, front: boolean): void {
+    const queued = { key: front ? this.frontKey-- : this.backKey++, entry };
+    if (front) c.queue.unshift(queued);
+    else c.queue.push(queued);
+    this.store.putEntry({ key: queued.key, collection: name, entry });
+  }
+
+  private saveCollection(name: string, c: Collection): void {
+    this.store.putCollection({ name, dspec: c.dspec, epoch: c.epoch, state: c.state, removing: c.removing });
   }
 
   private sendRoute(to: string, collection: string, owner: string, site: string): void {

@@ -2,7 +2,14 @@
  * The multinode scheduler on the crawl bus: its address is mns/<id>; DNS through the operating system's resolver
  * (node:dns lookup; the TTL is --dns-ttl because getaddrinfo does not report one).
  *
- *   const mns = await startMultinodeScheduler(mw.bus, { cluster: 'default', id: 'main', collections });
+ *   const mns = await startMultinodeScheduler(mw.bus, { cluster: 'default', id: 'main', collections, dataDir: '.esp/mns' });
+ *
+ * With a data directory the state lives in SQLite (sqlite-scheduler-store.ts) and survives kill -9: each batch of
+ * messages (and each DNS answer) is one transaction, and what the machine sends meanwhile is held back until the
+ * commit, so a node scheduler is never answered about something that is not on disk (a CMD_UM_KEEPALIVE_ACK
+ * therefore vouches for every CMD_UM_URI the node sent before its keep-alive). An entry handed to a node stays in
+ * the store until a NATS flush round trip shows the CMD_UM_URI reached the server; killed before that, the
+ * restarted scheduler sends it again and the node scheduler drops it as seen.
  */
 import { lookup } from 'node:dns/promises';
 import { CrawlEndpoint } from '@esp/crawl-bus';
@@ -10,7 +17,10 @@ import type { FscmtAddrinfo, FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
 import { systemClock, type Clock } from '@esp/timers';
+import { reconcile } from './collections';
 import { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
+import { NullSchedulerStore, type SchedulerStore } from './scheduler-store';
+import { SqliteSchedulerStore } from './sqlite-scheduler-store';
 
 export interface CollectionConfig {
   name: string;
@@ -26,6 +36,8 @@ export interface MultinodeSchedulerOptions {
   keepaliveMs?: number;
   maxSitesPerIp?: number;
   minNodes?: number;
+  /** Keep the state here (SQLite) and take it back at start; without it the scheduler forgets everything on exit. */
+  dataDir?: string;
   /** Resolver override (tests): host -> IP addresses. */
   resolveHost?: (host: string) => Promise<string[]>;
   clock?: Clock;
@@ -41,6 +53,51 @@ export interface MultinodeScheduler {
 export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedulerOptions): Promise<MultinodeScheduler> {
   const link: { endpoint?: CrawlEndpoint } = {};
   const early: Array<[string, FswcuDict, 0 | 1]> = [];
+  const store: SchedulerStore = opts.dataDir ? new SqliteSchedulerStore(opts.dataDir) : new NullSchedulerStore();
+  // sends made inside a transaction wait here for its commit
+  let held: Array<[string, FswcuDict, 0 | 1]> | undefined;
+  const out = (to: string, dict: FswcuDict, priority: 0 | 1): void => {
+    if (held) held.push([to, dict, priority]);
+    else if (link.endpoint) link.endpoint.send(to, dict, priority);
+    else early.push([to, dict, priority]);
+  };
+  const atomically = (fn: () => void): void => {
+    const mine: Array<[string, FswcuDict, 0 | 1]> = [];
+    held = mine;
+    try {
+      store.transaction(fn);
+    } catch (err) {
+      // nothing of this batch was answered; the process cannot go on with a store it cannot write
+      opts.log?.fatal({ err: (err as Error).message }, 'state store write failed');
+      throw err;
+    } finally {
+      held = undefined;
+    }
+    for (const [to, dict, priority] of mine) out(to, dict, priority);
+  };
+  // entries handed to nodes, retired from the store once a flush round trip shows their messages reached NATS
+  const handed: number[] = [];
+  let retiring: Promise<void> | undefined;
+  const retire = (): Promise<void> =>
+    (retiring ??= (async () => {
+      try {
+        while (handed.length > 0 && link.endpoint) {
+          const keys = handed.splice(0);
+          try {
+            await link.endpoint.flush();
+          } catch (err) {
+            handed.unshift(...keys); // kept: sent again after a restart rather than lost
+            opts.log?.warn({ err: (err as Error).message, entries: keys.length }, 'handed-out entries not retired (flush failed)');
+            return;
+          }
+          store.transaction(() => {
+            for (const k of keys) store.deleteEntry(k);
+          });
+        }
+      } finally {
+        retiring = undefined;
+      }
+    })());
   const resolveHost = opts.resolveHost ?? (async (host: string) => (await lookup(host, { all: true })).map((a) => a.address));
   const machine: MultinodeSchedulerMachine = new MultinodeSchedulerMachine({
     clock: opts.clock ?? systemClock,
@@ -48,34 +105,58 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
     keepaliveMs: opts.keepaliveMs,
     maxSitesPerIp: opts.maxSitesPerIp,
     minNodes: opts.minNodes,
-    send: (to, dict, priority) => (link.endpoint ? link.endpoint.send(to, dict, priority) : early.push([to, dict, priority])),
+    store,
+    onHandedOut: opts.dataDir
+      ? (key) => {
+          handed.push(key);
+          if (handed.length === 1) setImmediate(() => void retire());
+        }
+      : undefined,
+    send: out,
     resolve: (host) => {
       resolveHost(host).then(
-        (ips) => machine.dnsResolved(host, ips.map((ip): FscmtAddrinfo => ({ family: ip.includes(':') ? 10 : 2, socktype: 1, proto: 6, canonname: '', address: { host: ip, port: 0 } })), opts.dnsTtlS),
+        (ips) =>
+          atomically(() =>
+            machine.dnsResolved(host, ips.map((ip): FscmtAddrinfo => ({ family: ip.includes(':') ? 10 : 2, socktype: 1, proto: 6, canonname: '', address: { host: ip, port: 0 } })), opts.dnsTtlS),
+          ),
         (err: Error) => {
           opts.log?.info({ host, err: err.message }, 'host name did not resolve');
-          machine.dnsResolved(host, null, Math.min(opts.dnsTtlS ?? 3600, 300));
+          atomically(() => machine.dnsResolved(host, null, Math.min(opts.dnsTtlS ?? 3600, 300)));
         },
       );
     },
   });
+  const stored = store.load();
+  machine.restore(stored);
+  if (opts.dataDir) {
+    opts.log?.info(
+      { dataDir: opts.dataDir, collections: stored.collections.length, entries: stored.entries.length, routes: stored.routes.length, ips: stored.ips.length },
+      'state restored',
+    );
+  }
   const endpoint = await CrawlEndpoint.start(bus, {
     self: { cluster: opts.cluster, role: 'mns', id: opts.id },
     log: opts.log,
     onBatch: (batch) => {
-      for (const m of batch) machine.handle(m.from, m.dict, m.priority);
+      atomically(() => {
+        for (const m of batch) machine.handle(m.from, m.dict, m.priority);
+      });
     },
   });
   link.endpoint = endpoint;
   for (const [to, dict, priority] of early.splice(0)) endpoint.send(to, dict, priority);
-  for (const c of opts.collections) machine.addCollection(c.name, c.dspec, c.startUris);
+  // the configured collections against the stored ones: new ones added (start URIs queued), changed ones updated
+  // (epoch + 1), gone ones removed; unchanged ones go on where they were
+  atomically(() => reconcile(machine, opts.collections));
   machine.start();
   return {
     address: endpoint.address,
     machine,
     async stop() {
       machine.stop();
+      await retire();
       await endpoint.stop();
+      store.close();
     },
   };
 }

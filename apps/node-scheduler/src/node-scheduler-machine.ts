@@ -31,6 +31,7 @@ import {
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
 import { crawlSettings, uriAllowed, type CrawlSettings } from './crawl-settings';
+import { MnsOutbox } from './mns-outbox';
 
 export const BLOCK_MS = 30 * 60_000;
 export const QUARANTINE_TICK_MS = 5_000;
@@ -121,6 +122,8 @@ export class NodeSchedulerMachine {
   private readonly dns = new Map<string, { ips: string[]; expires: number }>();
   private readonly timers: TimerHandle[] = [];
   private mnsMissed = 0;
+  /** Links forwarded to the multinode scheduler that it has not vouched for (sent again on registering anew). */
+  private readonly outbox = new MnsOutbox<{ collection: string; entry: FscmtQueueEntry }>();
 
   constructor(private readonly opts: NodeSchedulerMachineOptions) {}
 
@@ -129,9 +132,10 @@ export class NodeSchedulerMachine {
     this.every(this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS, () => {
       if (this.mnsMissed > 0) this.opts.log?.warn({ missed: this.mnsMissed }, 'no CMD_UM_KEEPALIVE_ACK from the multinode scheduler');
       // no answer twice: the scheduler may have restarted and forgotten us (there is no connection to see drop)
-      if (this.mnsMissed >= 2) this.toMns({ command: 'CMD_UM_INIT', nodeId: this.opts.nodeId, xmlrpc: this.opts.xmlrpc ?? { host: '127.0.0.1', port: 0 } }, 1);
+      if (this.mnsMissed >= 2) this.registerAgain();
       this.mnsMissed++;
       this.toMns({ command: 'CMD_UM_KEEPALIVE' }, 1);
+      this.outbox.keepaliveSent();
     });
     this.every(QUARANTINE_TICK_MS, () => this.quarantineTimeout());
     this.every(this.opts.statsMs ?? DEFAULT_STATS_MS, () => this.statistics());
@@ -139,6 +143,28 @@ export class NodeSchedulerMachine {
 
   stop(): void {
     for (const t of this.timers) this.opts.clock.clearTimeout(t);
+  }
+
+  /**
+   * CMD_UM_INIT again, then whatever a restarted scheduler would have lost: the links forwarded since its last
+   * confirmed keep-alive, and the DNS and crawl-permission requests still unanswered (a site waiting for one would
+   * wait for ever). Duplicates are harmless: the routed node drops a URI it has seen, and a permission already held
+   * is granted again.
+   */
+  private registerAgain(): void {
+    this.toMns({ command: 'CMD_UM_INIT', nodeId: this.opts.nodeId, xmlrpc: this.opts.xmlrpc ?? { host: '127.0.0.1', port: 0 } }, 1);
+    const again = this.outbox.resend();
+    for (const { collection, entry } of again) this.toMns({ command: 'CMD_UM_URI', dspecName: collection, entry });
+    let asked = 0;
+    for (const c of this.collections.values()) {
+      for (const s of c.sites.values()) {
+        if (s.state === 'resolving') this.toMns({ command: 'CMD_UM_DNS_REQUEST', dspecName: c.name, site: s.host }, 1);
+        else if (s.state === 'asking' && s.ip !== undefined) this.toMns({ command: 'CMD_UM_START_CRAWL_IP', dspecName: c.name, data: { ip: s.ip, site: s.site, storeId: 0 } }, 1);
+        else continue;
+        asked++;
+      }
+    }
+    this.opts.log?.info({ links: again.length, requests: asked, dropped: this.outbox.dropped }, 'registered again with the multinode scheduler');
   }
 
   private every(ms: number, fn: () => void): void {
@@ -181,6 +207,7 @@ export class NodeSchedulerMachine {
         return this.toMns({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
       case 'CMD_UM_KEEPALIVE_ACK':
         this.mnsMissed = 0;
+        this.outbox.ackReceived();
         return;
       case 'CMD_ADM_CONF_ADD':
       case 'CMD_ADM_CONF_UPDATE':
@@ -522,6 +549,7 @@ export class NodeSchedulerMachine {
     // not routed here (or not routed at all): the multinode scheduler routes it (3.1, forward links)
     c.forwarded.add(uri);
     this.toMns({ command: 'CMD_UM_URI', dspecName: c.name, entry });
+    this.outbox.add({ collection: c.name, entry });
   }
 
   private quarantineTimeout(): void {

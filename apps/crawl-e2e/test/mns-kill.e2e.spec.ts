@@ -1,0 +1,74 @@
+/**
+ * Kill -9 of the multinode scheduler in the middle of a crawl (all parts separate processes on a real nats-server):
+ * restarted on its data directory it takes back its collections, queued entries, routes and IP permissions, the node
+ * schedulers register again and send what it may have missed, and the crawl finishes as if nothing had happened.
+ */
+import { createLogger } from '@esp/logging';
+import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
+import { Middleware } from '@esp/middleware';
+import { LocalWebSites, sleep, waitFor } from '@esp/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CrawlCluster } from './crawl-cluster';
+
+let sites: LocalWebSites;
+let cluster: CrawlCluster;
+let client: Middleware;
+
+beforeAll(async () => {
+  sites = await LocalWebSites.start({ hosts: 4, pagesPerHost: 60 });
+  cluster = await CrawlCluster.start({ startUris: sites.startUris, nodes: 2, delaySeconds: 0.03, feed: true, mnsData: true, keepaliveMs: 400 });
+  client = await Middleware.connect({ name: 'crawl-e2e', servers: cluster.ns.url, logger: createLogger('crawl-e2e', {}, { level: 'warn' }) });
+}, 120_000);
+afterAll(async () => {
+  await client?.close();
+  await cluster?.stop();
+  await sites?.stop();
+});
+
+describe('the multinode scheduler killed (SIGKILL) mid-crawl and restarted on its data directory', () => {
+  it('the crawl finishes: every allowed page fetched exactly once, no excluded one, one owner per duplicate group, pages searchable', async () => {
+    const expected = sites.expectedFetches.size;
+    await waitFor(() => sites.totalHits >= expected / 4, { timeoutMs: 60_000, what: `a quarter of the ${expected} pages fetched (have ${sites.totalHits})` });
+    await cluster.mns.kill();
+    const atKill = sites.totalHits;
+    // down for a while: the node schedulers go on crawling their sites, and the links they forward meanwhile are lost
+    // on the bus (nobody listens) until they register again with the restarted scheduler
+    await sleep(1500);
+    const whileDown = sites.totalHits - atKill;
+    await cluster.mns.restart();
+    const restored = cluster.mns.logs.findLast((l) => l['msg'] === 'state restored');
+    expect(restored, 'the restarted scheduler logs what it took back').toBeDefined();
+    expect(restored!['collections']).toBe(2);
+    expect(restored!['routes']).toBe(sites.startUris.length); // every site was routed before the kill
+
+    await waitFor(() => [...sites.expectedFetches].every((u) => (sites.hits.get(u) ?? 0) > 0), {
+      timeoutMs: 90_000,
+      what: `all ${expected} pages fetched after the restart (have ${sites.totalHits}; ${atKill} at the kill, ${whileDown} while down)`,
+    });
+    await sleep(1500);
+    // exactly once: a node scheduler's seen set drops what the restarted scheduler or a re-registering node sends again
+    for (const u of sites.expectedFetches) expect(sites.hits.get(u), u).toBe(1);
+    for (const u of sites.excluded) expect(sites.hits.get(u), u).toBeUndefined();
+    expect(sites.totalHits).toBe(expected);
+
+    // both nodes noticed the restart (no keep-alive answer) and registered again, sending what was unconfirmed
+    const again = cluster.nodes.map((n) => n.logs.filter((l) => l['msg'] === 'registered again with the multinode scheduler'));
+    expect(again.every((lines) => lines.length > 0)).toBe(true);
+    const resent = again.flat().reduce((n, l) => n + (l['links'] as number), 0);
+    console.info(`mns kill: fetched at kill=${atKill}, while down=${whileDown}, entries restored=${restored!['entries'] as number}, links sent again=${resent}`);
+    // no site was given to a second node after the restart (routes came back from the store)
+    expect(cluster.mns.logs.filter((l) => l['msg'] === 'conflicting route ignored')).toEqual([]);
+
+    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
+    const distinctContents = sites.contentPages.size - sites.duplicateGroups.reduce((n, g) => n + g.length - 1, 0);
+    await waitFor(async () => (await search.count('web')) === distinctContents, { timeoutMs: 30_000, what: `${distinctContents} documents in the index` });
+    for (const group of sites.duplicateGroups) {
+      const present = await Promise.all(group.map((u) => search.get('web', u)));
+      expect(present.filter((d) => d !== null).length, group.join(' ')).toBe(1);
+    }
+    for (const url of [...sites.contentPages].filter((_, i) => i % 25 === 0)) {
+      const r = await search.search('web', sites.tokenOf.get(url)!, 5, 0);
+      expect(r.hits.length).toBe(1);
+    }
+  }, 180_000);
+});
