@@ -67,18 +67,40 @@ export class NullSchedulerStore implements SchedulerStore {
   load(): StoredSchedulerState {
     return { collections: [], entries: [], routes: [], ips: [], dns: [] };
   }
-  putCollection(): void {}
-  deleteCollection(): void {}
-  putEntry(): void {}
-  deleteEntry(): void {}
-  deleteEntries(): void {}
-  putRoute(): void {}
-  deleteRoute(): void {}
-  putIp(): void {}
-  deleteIp(): void {}
-  putDns(): void {}
+  putCollection(): void {
+    // nothing kept
+  }
+  deleteCollection(): void {
+    // nothing kept
+  }
+  putEntry(): void {
+    // nothing kept
+  }
+  deleteEntry(): void {
+    // nothing kept
+  }
+  deleteEntries(): void {
+    // nothing kept
+  }
+  putRoute(): void {
+    // nothing kept
+  }
+  deleteRoute(): void {
+    // nothing kept
+  }
+  putIp(): void {
+    // nothing kept
+  }
+  deleteIp(): void {
+    // nothing kept
+  }
+  putDns(): void {
+    // nothing kept
+  }
   transaction(fn: () => void): void {
     fn();
   }
-  close(): void {}
+  close(): void {
+    // nothing kept
+  }
 }

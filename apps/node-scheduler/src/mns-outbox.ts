@@ -56,6 +56,11 @@ export class MnsOutbox<T> {
     if (i > 0) this.items.splice(0, i);
   }
 
+  /** The unconfirmed items, oldest first (nothing changes). */
+  resendPreview(): T[] {
+    return this.items.map((i) => i.item);
+  }
+
   /**
    * Everything not confirmed, to send again after registering anew. The items count as sent now (a keep-alive in
    * the same turn does not cover them), and keep-alives sent before no longer confirm anything.

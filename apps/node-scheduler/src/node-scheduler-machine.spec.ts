@@ -172,3 +172,44 @@ describe('node scheduler', () => {
     expect(r.m.collectionNames()).toEqual([]);
   });
 });
+
+describe('node scheduler - the multinode scheduler restarted', () => {
+  it('registering again sends the links forwarded since the last confirmed keep-alive and the unanswered permission requests', () => {
+    const r = rig({ ipKey: 'ip-port' });
+    r.m.start();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec(), epoch: 1 });
+    r.route('127.0.0.1:8001');
+    r.uri('http://127.0.0.1:8001/a');
+    r.grant('127.0.0.1:8001', true, '127.0.0.1:8001');
+    r.uri('http://127.0.0.1:8002/x'); // a site nobody asked permission for yet: asking
+    const f = r.m.nextFetch()!;
+    r.m.fetched(f, { kind: 'page', links: ['http://127.0.0.1:8003/old', 'http://127.0.0.1:8001/b'] }, true);
+    r.take();
+    // two keep-alive rounds answered: /old is confirmed (it went before the first keep-alive)
+    r.clock.advance(120_000);
+    r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
+    r.clock.advance(120_000);
+    r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
+    const g = r.m.nextFetch()!;
+    r.m.fetched(g, { kind: 'page', links: ['http://127.0.0.1:8003/new'] }, true);
+    r.take();
+    // the scheduler goes silent (killed): after two unanswered rounds the node registers again
+    r.clock.advance(120_000);
+    r.clock.advance(120_000);
+    r.take();
+    r.clock.advance(120_000);
+    const again = r.take().filter((m) => m.command !== 'CMD_UM_STAT');
+    expect(again.map((m) => m.command)).toEqual(['CMD_UM_INIT', 'CMD_UM_URI', 'CMD_UM_START_CRAWL_IP', 'CMD_UM_KEEPALIVE']);
+    expect(again[1]).toMatchObject({ dspecName: 'web', entry: { uri: { uri: 'http://127.0.0.1:8003/new' } } });
+    expect(again[2]).toMatchObject({ data: { ip: '127.0.0.1:8002', site: '127.0.0.1:8002' } });
+    // the restarted scheduler answers the next rounds: nothing is sent again any more
+    r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
+    r.clock.advance(120_000);
+    r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
+    r.clock.advance(120_000);
+    r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
+    r.clock.advance(360_000);
+    expect(r.take().filter((m) => m.command === 'CMD_UM_URI')).toEqual([]);
+    r.m.stop();
+  });
+});

@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  buildFscmtMultinodeSchedulerMessage,
+  fscmtParsedUri,
+  fscmtUnparsedUri,
+  FswcuDict,
+  fswcuBytes,
+  readFscmtNodeSchedulerMessage,
+  type FscmtMultinodeSchedulerMessage,
+  type FscmtNodeSchedulerMessage,
+  type FscmtQueueEntry,
+} from '@esp/codecs';
+import { ManualClock } from '@esp/timers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { reconcile } from './collections';
+import { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
+import { SqliteSchedulerStore } from './sqlite-scheduler-store';
+
+const A = 'addr-a';
+const B = 'addr-b';
+const dspec = new FswcuDict([[fswcuBytes('delay'), 1]]);
+const addr = (ip: string) => ({ family: 2, socktype: 1, proto: 6, canonname: '', address: { host: ip, port: 0 } });
+const entry = (uri: string): FscmtQueueEntry => ({
+  uri: fscmtParsedUri(uri),
+  referrer: fscmtUnparsedUri('http://127.0.0.1:8001/from'),
+  uriFlags: 0,
+  frameFlags: 0,
+  redirects: [],
+  queueFlags: 0,
+  refreshCycle: 0,
+  extra: new FswcuDict([[fswcuBytes('depth'), 3]]),
+});
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** One run of the scheduler on a data directory; a new run on the same directory is a restart (the old store is simply dropped, as by kill -9). */
+function run(dir: string, clock: ManualClock, opts: { retireHanded?: boolean } = {}) {
+  const store = new SqliteSchedulerStore(dir);
+  const out: Array<{ to: string; msg: FscmtNodeSchedulerMessage }> = [];
+  const lookups: string[] = [];
+  const handed: number[] = [];
+  const m = new MultinodeSchedulerMachine({
+    clock,
+    store,
+    send: (to, dict) => out.push({ to, msg: readFscmtNodeSchedulerMessage(dict) }),
+    resolve: (host) => lookups.push(host),
+    onHandedOut: opts.retireHanded === false ? (key) => handed.push(key) : undefined,
+  });
+  m.restore(store.load());
+  const send = (from: string, msg: FscmtMultinodeSchedulerMessage, priority: 0 | 1 = 0): void =>
+    store.transaction(() => m.handle(from, buildFscmtMultinodeSchedulerMessage(msg), priority));
+  const init = (from: string, nodeId: string): void => send(from, { command: 'CMD_UM_INIT', nodeId, xmlrpc: { host: '127.0.0.1', port: 1 } });
+  const uris = () => out.filter((o) => o.msg.command === 'CMD_UM_URI').map((o) => [o.to, (o.msg as { entry: FscmtQueueEntry }).entry.uri.uri]);
+  return { m, store, out, lookups, handed, send, init, uris, take: () => out.splice(0) };
+}
+
+function dataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'esp-mns-store-'));
+  dirs.push(d);
+  return d;
+}
+
+describe('multinode scheduler state across a restart (SQLite store)', () => {
+  it('queued entries, routes, IP permissions, DNS answers and epochs come back; unchanged collections do not queue their start URIs again', () => {
+    const dir = dataDir();
+    const clock = new ManualClock(1_000_000);
+    const config = [{ name: 'web', dspec, startUris: ['http://127.0.0.1:8001/'] }];
+    const r1 = run(dir, clock);
+    reconcile(r1.m, config);
+    r1.init(A, 'n1');
+    r1.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    r1.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
+    expect(r1.uris()).toEqual([[A, 'http://127.0.0.1:8001/']]); // handed out: gone from the store
+    r1.send(A, { command: 'CMD_UM_START_CRAWL_IP', dspecName: 'web', data: { ip: '127.0.0.1', site: '127.0.0.1:8001', storeId: 0 } }, 1);
+    // entries for a site whose name has not resolved yet wait in the queue (URG to the front)
+    r1.send(A, { command: 'CMD_UM_URI', dspecName: 'web', entry: entry('http://site.test/1') });
+    r1.send(A, { command: 'CMD_UM_URI', dspecName: 'web', entry: entry('http://site.test/2') });
+    r1.send(A, { command: 'CMD_UM_URI_URG', dspecName: 'web', entry: entry('http://site.test/0') });
+    expect(r1.lookups).toEqual(['127.0.0.1', 'site.test']);
+
+    // restart (the first run is never stopped)
+    const r2 = run(dir, clock);
+    expect(reconcile(r2.m, config)).toEqual({ added: [], updated: [], removed: [] });
+    expect(r2.m.routeOf('web', '127.0.0.1:8001')).toBe('n1');
+    expect(r2.m.queued('web')).toBe(3);
+    r2.init(A, 'n1');
+    const again = r2.take();
+    expect(again.map((o) => o.msg.command)).toEqual(['CMD_ADM_CONF_ADD', 'CMD_UM_ADD_ROUTE', 'CMD_UM_ASK_ROUTE']);
+    expect(again[0]!.msg).toMatchObject({ epoch: 1 });
+    expect(again[1]!.msg).toMatchObject({ route: { nodeId: 'n1', site: '127.0.0.1:8001', addrinfo: addr('127.0.0.1') } }); // the DNS answer came back too
+    r2.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    r2.m.dnsResolved('site.test', addr('10.0.0.1'), 60);
+    const handed = r2.out.filter((o) => o.msg.command === 'CMD_UM_URI').map((o) => o.msg as { entry: FscmtQueueEntry });
+    expect(handed.map((h) => h.entry.uri.uri)).toEqual(['http://site.test/0', 'http://site.test/1', 'http://site.test/2']);
+    expect(handed[1]!.entry).toEqual(entry('http://site.test/1')); // the entry exactly as received
+    r2.take();
+    // the IP permission held by n1 still holds: another node is refused it
+    r2.init(B, 'n2');
+    r2.send(B, { command: 'CMD_UM_START_CRAWL_IP', dspecName: 'web', data: { ip: '127.0.0.1', site: '127.0.0.1:8002', storeId: 0 } }, 1);
+    expect(r2.take().find((o) => o.msg.command === 'CMD_UM_START_CRAWL_IP')!.msg).toMatchObject({ data: { allowed: false } });
+
+    // a configuration changed while the scheduler was down: epoch + 1 at the next start
+    const r3 = run(dir, clock);
+    expect(r3.m.queued('web')).toBe(0);
+    const changed = new FswcuDict([[fswcuBytes('delay'), 2]]);
+    expect(reconcile(r3.m, [{ name: 'web', dspec: changed, startUris: [] }])).toEqual({ added: [], updated: ['web'], removed: [] });
+    r3.init(A, 'n1');
+    expect(r3.take()[0]!.msg).toMatchObject({ command: 'CMD_ADM_CONF_ADD', epoch: 2 });
+  });
+
+  it('an entry handed out but not retired (its message may not have left) is sent again after a restart', () => {
+    const dir = dataDir();
+    const clock = new ManualClock(1_000_000);
+    const r1 = run(dir, clock, { retireHanded: false });
+    reconcile(r1.m, [{ name: 'web', dspec, startUris: ['http://127.0.0.1:8001/', 'http://127.0.0.1:8002/'] }]);
+    r1.init(A, 'n1');
+    r1.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    r1.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
+    expect(r1.handed.length).toBe(2);
+    r1.store.transaction(() => r1.store.deleteEntry(r1.handed[0]!)); // the first one was flushed and retired
+
+    const r2 = run(dir, clock);
+    r2.init(A, 'n1');
+    r2.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    expect(r2.uris()).toEqual([[A, 'http://127.0.0.1:8002/']]);
+  });
+
+  it('a removed collection leaves the store with its entries and routes once a node answers CMD_UM_DELETE_OK', () => {
+    const dir = dataDir();
+    const clock = new ManualClock(1_000_000);
+    const r1 = run(dir, clock);
+    reconcile(r1.m, [{ name: 'web', dspec, startUris: ['http://127.0.0.1:8001/'] }]);
+    r1.init(A, 'n1');
+    r1.send(A, { command: 'CMD_UM_ADD_ROUTE', dspecName: 'web', routes: [{ routingAttribute: 'x.test', nodeId: 'n1' }] });
+    reconcile(r1.m, []);
+    r1.send(A, { command: 'CMD_UM_DELETE_OK', dspecName: 'web' });
+    expect(r1.store.load()).toMatchObject({ collections: [], entries: [], routes: [] });
+  });
+});
