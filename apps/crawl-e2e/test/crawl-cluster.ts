@@ -14,6 +14,11 @@ export interface CrawlClusterOptions {
   mnsData?: boolean;
   /** Keep-alive interval of the multinode and node schedulers (how soon a node notices a restarted scheduler). */
   keepaliveMs?: number;
+  /**
+   * The duplicate server dup1 gets a replica, dup1r (separate process), and the node schedulers are told of both
+   * (--dup-replica) and take the primary for dead after this many ms without an answer (--dup-dead-ms).
+   */
+  dupReplicaDeadMs?: number;
 }
 
 /**
@@ -25,6 +30,7 @@ export class CrawlCluster {
   readonly nodes: ChildService[] = [];
   mns!: ChildService;
   dup!: ChildService;
+  dupReplica: ChildService | undefined;
   configFile = '';
   private constructor(
     readonly ns: NatsServer,
@@ -77,7 +83,10 @@ export class CrawlCluster {
     );
     const common = ['--cluster', 'crawl'];
     const keepalive = opts.keepaliveMs !== undefined ? ['--keepalive-ms', String(opts.keepaliveMs)] : [];
-    this.dup = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1', '--data', join(this.dir, 'dup1')]);
+    const replica = opts.dupReplicaDeadMs !== undefined;
+    if (replica) this.dupReplica = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1r', '--data', join(this.dir, 'dup1r')]);
+    this.dup = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1', '--data', join(this.dir, 'dup1'), ...(replica ? ['--replica', 'dup1r'] : [])]);
+    const dupArgs = replica ? ['--dup-replica', 'dup1r', '--dup-dead-ms', String(opts.dupReplicaDeadMs)] : [];
     this.mns = await this.svc('apps/multinode-scheduler/src/main.ts', [
       ...common,
       '--config',
@@ -89,7 +98,7 @@ export class CrawlCluster {
     ]);
     for (let i = 1; i <= opts.nodes; i++) {
       this.nodes.push(
-        await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...keepalive, ...(opts.feed ? [] : ['--no-feed'])]),
+        await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...dupArgs, ...keepalive, ...(opts.feed ? [] : ['--no-feed'])]),
       );
     }
   }

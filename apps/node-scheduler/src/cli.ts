@@ -12,6 +12,8 @@ Options:
   --id <node id>          this node scheduler's id
   --mns <id>              the multinode scheduler's id (default: main)
   --dup <id>              the duplicate server's id (default: none, every page owns its content)
+  --dup-replica <id>      the duplicate server's replica: it serves once the primary is taken for dead
+  --dup-dead-ms <ms>      the primary is dead when operations waited this long with no word from it (default: 10000)
   --no-feed               crawl without feeding (no feeding chain needed)
   --ip-key <ip|ip-port>   crawl permissions per IP (the spec) or per IP and port (several test sites on one
                           loopback IP) (default: ip)
@@ -28,6 +30,8 @@ export type Cli = CliResult<{
   nodeId: string;
   mns: string;
   dup: string | undefined;
+  dupReplica: string | undefined;
+  dupDeadMs: number;
   feed: boolean;
   ipKey: 'ip' | 'ip-port';
   userAgent: string;
@@ -45,6 +49,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       id: { type: 'string' },
       mns: { type: 'string' },
       dup: { type: 'string' },
+      'dup-replica': { type: 'string' },
+      'dup-dead-ms': { type: 'string' },
       'no-feed': { type: 'boolean' },
       'ip-key': { type: 'string' },
       'user-agent': { type: 'string' },
@@ -65,6 +71,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof concurrency === 'string') return { kind: 'error', message: concurrency };
   const keepaliveMs = integerOption('keepalive-ms', values['keepalive-ms'], 120_000, 10, 86_400_000);
   if (typeof keepaliveMs === 'string') return { kind: 'error', message: keepaliveMs };
+  if (values['dup-replica'] !== undefined && values.dup === undefined) return { kind: 'error', message: '--dup-replica needs --dup' };
+  const dupDeadMs = integerOption('dup-dead-ms', values['dup-dead-ms'], 10_000, 100, 86_400_000);
+  if (typeof dupDeadMs === 'string') return { kind: 'error', message: dupDeadMs };
   const statsMs = integerOption('stats-ms', values['stats-ms'], 60_000, 10, 86_400_000);
   if (typeof statsMs === 'string') return { kind: 'error', message: statsMs };
   return {
@@ -74,6 +83,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     nodeId: values.id,
     mns: values.mns ?? 'main',
     dup: values.dup,
+    dupReplica: values['dup-replica'],
+    dupDeadMs,
     feed: !values['no-feed'],
     ipKey,
     userAgent: values['user-agent'] ?? 'esp-crawler',

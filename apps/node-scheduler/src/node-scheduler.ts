@@ -6,11 +6,12 @@
  */
 import { crawlAddress, CrawlEndpoint, DuplicateServerClient } from '@esp/crawl-bus';
 import { FeedingClient } from '@esp/content-client';
-import type { FswcuDict } from '@esp/codecs';
+import { buildFscmtDuplicateServerMessage, type FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import { systemClock, type Clock } from '@esp/timers';
 import { Crawler, type CrawledPage } from './crawler';
+import { DuplicateServerFailover } from './duplicate-failover';
 import { NodeSchedulerMachine } from './node-scheduler-machine';
 
 export interface NodeSchedulerOptions {
@@ -20,6 +21,10 @@ export interface NodeSchedulerOptions {
   mns: string;
   /** Id of the duplicate server (address dup/<id>); without one every page is its own owner. */
   dup?: string;
+  /** Id of the duplicate server's replica: taken over when the primary is dead (duplicate-failover.ts). */
+  dupReplica?: string;
+  /** The primary is dead when operations waited this long without a word from it (default 10 s). */
+  dupDeadMs?: number;
   /** Feed owned pages into the feeding chain (a collection of the same name must exist there). */
   feed?: boolean;
   ipKey?: 'ip' | 'ip-port';
@@ -44,7 +49,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
   const log = opts.log;
   const mnsAddress = crawlAddress({ cluster: opts.cluster, role: 'mns', id: opts.mns });
   const dupAddress = opts.dup === undefined ? undefined : crawlAddress({ cluster: opts.cluster, role: 'dup', id: opts.dup });
-  const link: { endpoint?: CrawlEndpoint; dup?: DuplicateServerClient; crawler?: Crawler } = {};
+  const replicaAddress = opts.dupReplica === undefined ? undefined : crawlAddress({ cluster: opts.cluster, role: 'dup', id: opts.dupReplica });
+  const link: { endpoint?: CrawlEndpoint; dup?: DuplicateServerClient | DuplicateServerFailover; crawler?: Crawler } = {};
   const early: Array<[string, FswcuDict, 0 | 1]> = [];
   const feeders = new Map<string, Promise<FeedingClient>>();
   const feedingSuspended = new Set<string>();
@@ -110,16 +116,16 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     log,
     onBatch: (batch) => {
       for (const m of batch) {
-        if (link.dup && m.from === dupAddress) link.dup.handle(m);
+        if (link.dup && (m.from === dupAddress || m.from === replicaAddress)) link.dup.handle(m);
         else machine.handle(m.from, m.dict, m.priority);
       }
     },
   });
   link.endpoint = endpoint;
-  if (dupAddress) {
-    link.dup = await DuplicateServerClient.start(mw.bus, {
+  const dupClient = (server: string): Promise<DuplicateServerClient> =>
+    DuplicateServerClient.start(mw.bus, {
       self: { cluster: opts.cluster, role: 'ns', id: opts.nodeId },
-      server: dupAddress,
+      server,
       node: opts.nodeId,
       endpoint,
       timeoutMs: 60_000,
@@ -132,7 +138,18 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
         machine.promote(collection, [...uris]);
       },
     });
-  }
+  if (dupAddress && replicaAddress) {
+    link.dup = DuplicateServerFailover.start({
+      primary: await dupClient(dupAddress),
+      primaryAddress: dupAddress,
+      replica: await dupClient(replicaAddress),
+      replicaAddress,
+      clock: opts.clock ?? systemClock,
+      deadAfterMs: opts.dupDeadMs ?? 10_000,
+      probe: () => endpoint.send(dupAddress, buildFscmtDuplicateServerMessage({ command: 'PPDUP_KEEPALIVE' }), 1),
+      log,
+    });
+  } else if (dupAddress) link.dup = await dupClient(dupAddress);
   const crawler = new Crawler({
     machine,
     userAgent: opts.userAgent,
