@@ -99,6 +99,13 @@ export class DuplicateServerMachine {
   private replicaVclock = 0;
   private keepaliveTimer: TimerHandle | undefined;
   private readonly log: Logger | undefined;
+  /**
+   * A node scheduler sent a checksum message here directly: if this server is some server's replica, it has been
+   * taken over (the node schedulers left a primary they took for dead) and from now on refuses what that primary
+   * still forwards, so a primary that was only cut off cannot overwrite owners this server gave out (two owners of
+   * one content). Not in the spec (3.4 only says overwrite); kept in memory, so it holds until a restart.
+   */
+  private servesNodes = false;
 
   constructor(private readonly opts: DuplicateServerMachineOptions) {
     this.log = opts.log;
@@ -163,11 +170,13 @@ export class DuplicateServerMachine {
       case 'PPDUP_CONF_REMOVE2':
         return this.confRemove2(msg.dspecName);
       case 'PPDUP_ADD':
-        if (msg.ppdupId !== undefined && msg.ppdupId !== this.opts.id) return this.replicaAdd(from, dict, msg);
-        return this.add(from, dict, priority, msg);
-      case 'PPDUP_REMOVE':
-        if (msg.ppdupId !== undefined && msg.ppdupId !== this.opts.id) return this.replicaRemove(from, dict, msg);
-        return this.remove(from, dict, priority, msg);
+      case 'PPDUP_REMOVE': {
+        const forwarded = msg.ppdupId !== undefined && msg.ppdupId !== this.opts.id;
+        if (forwarded && this.servesNodes) return this.fail(from, msg.dspecName, msg.uri, 'this replica has taken over: it serves the node schedulers now');
+        if (!forwarded) this.servesNodes = true;
+        if (msg.command === 'PPDUP_ADD') return forwarded ? this.replicaAdd(from, dict, msg) : this.add(from, dict, priority, msg);
+        return forwarded ? this.replicaRemove(from, dict, msg) : this.remove(from, dict, priority, msg);
+      }
       case 'PPDUP_ADD_OK':
       case 'PPDUP_REMOVE_OK':
         return this.replicaAcknowledged(from, dict, msg.dspecName, msg.uri, msg.command === 'PPDUP_ADD_OK' ? 'add' : 'remove');
