@@ -19,6 +19,8 @@ export interface CrawlClusterOptions {
    * (--dup-replica) and take the primary for dead after this many ms without an answer (--dup-dead-ms).
    */
   dupReplicaDeadMs?: number;
+  /** --dup-timeout-ms of the node schedulers (a PPDUP_ADD unanswered this long is sent again). */
+  dupTimeoutMs?: number;
 }
 
 /**
@@ -86,7 +88,10 @@ export class CrawlCluster {
     const replica = opts.dupReplicaDeadMs !== undefined;
     if (replica) this.dupReplica = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1r', '--data', join(this.dir, 'dup1r')]);
     this.dup = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1', '--data', join(this.dir, 'dup1'), ...(replica ? ['--replica', 'dup1r'] : [])]);
-    const dupArgs = replica ? ['--dup-replica', 'dup1r', '--dup-dead-ms', String(opts.dupReplicaDeadMs)] : [];
+    const dupArgs = [
+      ...(replica ? ['--dup-replica', 'dup1r', '--dup-dead-ms', String(opts.dupReplicaDeadMs)] : []),
+      ...(opts.dupTimeoutMs !== undefined ? ['--dup-timeout-ms', String(opts.dupTimeoutMs)] : []),
+    ];
     this.mns = await this.svc('apps/multinode-scheduler/src/main.ts', [
       ...common,
       '--config',

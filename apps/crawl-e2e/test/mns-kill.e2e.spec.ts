@@ -52,7 +52,7 @@ describe('the multinode scheduler killed (SIGKILL) mid-crawl and restarted on it
     expect(sites.totalHits).toBe(expected);
 
     // both nodes noticed the restart (no keep-alive answer) and registered again, sending what was unconfirmed
-    const again = cluster.nodes.map((n) => n.logs.filter((l) => l['msg'] === 'registered again with the multinode scheduler'));
+    const again = cluster.nodes.map((n) => n.logs.filter((l) => l['msg'] === 'sent again what the multinode scheduler may have missed' && l['init'] === true));
     expect(again.every((lines) => lines.length > 0)).toBe(true);
     const resent = again.flat().reduce((n, l) => n + (l['links'] as number), 0);
     console.info(`mns kill: fetched at kill=${atKill}, while down=${whileDown}, entries restored=${restored!['entries'] as number}, links sent again=${resent}`);

@@ -96,7 +96,7 @@ export interface MultinodeSchedulerOptions {
    * once. A transport that can tell when the message has reached the bus retires it then, so a kill in between
    * sends it again after the restart (the node scheduler drops a URI it has seen) instead of losing it.
    */
-  onHandedOut?: (key: number) => void;
+  onHandedOut?: (key: number, collection: string, entry: FscmtQueueEntry) => void;
 }
 
 export class MultinodeSchedulerMachine {
@@ -505,10 +505,23 @@ export class MultinodeSchedulerMachine {
           continue;
         }
         this.sendTo(to.address, { command: 'CMD_UM_URI', dspecName: name, entry }, 0);
-        if (this.opts.onHandedOut) this.opts.onHandedOut(queued.key);
+        if (this.opts.onHandedOut) this.opts.onHandedOut(queued.key, name, entry);
         else this.store.deleteEntry(queued.key);
       }
     }
+  }
+
+  /**
+   * Entries handed out whose messages may not have left (the bus could not confirm them): back to the front of the
+   * queue under their keys (they are still in the store), to be routed and sent again.
+   */
+  requeue(items: Array<{ key: number; collection: string; entry: FscmtQueueEntry }>): void {
+    for (const it of [...items].reverse()) {
+      const c = this.active(it.collection);
+      if (c) c.queue.unshift({ key: it.key, entry: it.entry });
+      else this.store.deleteEntry(it.key);
+    }
+    this.pump();
   }
 
   private enqueue(name: string, c: Collection, entry: FscmtQueueEntry, front: boolean): void {

@@ -13,7 +13,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { CrawlEndpoint } from '@esp/crawl-bus';
-import type { FscmtAddrinfo, FswcuDict } from '@esp/codecs';
+import type { FscmtAddrinfo, FscmtQueueEntry, FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
 import { systemClock, type Clock } from '@esp/timers';
@@ -76,22 +76,24 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
     for (const [to, dict, priority] of mine) out(to, dict, priority);
   };
   // entries handed to nodes, retired from the store once a flush round trip shows their messages reached NATS
-  const handed: number[] = [];
+  const handed: Array<{ key: number; collection: string; entry: FscmtQueueEntry }> = [];
   let retiring: Promise<void> | undefined;
   const retire = (): Promise<void> =>
     (retiring ??= (async () => {
       try {
         while (handed.length > 0 && link.endpoint) {
-          const keys = handed.splice(0);
+          const items = handed.splice(0);
           try {
             await link.endpoint.flush();
           } catch (err) {
-            handed.unshift(...keys); // kept: sent again after a restart rather than lost
-            opts.log?.warn({ err: (err as Error).message, entries: keys.length }, 'handed-out entries not retired (flush failed)');
+            // the bus could not confirm them (a NATS reconnect): they may be lost, so they are sent again a little
+            // later (a node drops a URI it has seen); they stay in the store meanwhile
+            opts.log?.warn({ err: (err as Error).message, entries: items.length }, 'handed-out entries not confirmed by the bus: sent again');
+            setTimeout(() => atomically(() => machine.requeue(items)), 1000).unref();
             return;
           }
           store.transaction(() => {
-            for (const k of keys) store.deleteEntry(k);
+            for (const it of items) store.deleteEntry(it.key);
           });
         }
       } finally {
@@ -107,8 +109,8 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
     minNodes: opts.minNodes,
     store,
     onHandedOut: opts.dataDir
-      ? (key) => {
-          handed.push(key);
+      ? (key, collection, entry) => {
+          handed.push({ key, collection, entry });
           if (handed.length === 1) setImmediate(() => void retire());
         }
       : undefined,

@@ -130,6 +130,25 @@ describe('multinode scheduler state across a restart (SQLite store)', () => {
     expect(r2.uris()).toEqual([[A, 'http://127.0.0.1:8002/']]);
   });
 
+  it('entries handed out that the bus could not confirm are requeued in front, under their keys, and sent again', () => {
+    const dir = dataDir();
+    const clock = new ManualClock(1_000_000);
+    const r1 = run(dir, clock, { retireHanded: false });
+    reconcile(r1.m, [{ name: 'web', dspec, startUris: ['http://127.0.0.1:8001/a', 'http://127.0.0.1:8001/b'] }]);
+    r1.init(A, 'n1');
+    r1.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    r1.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
+    r1.take();
+    const items = r1.store.load().entries;
+    expect(items.map((e) => e.key)).toEqual(r1.handed);
+    r1.m.requeue(items);
+    expect(r1.uris()).toEqual([
+      [A, 'http://127.0.0.1:8001/a'],
+      [A, 'http://127.0.0.1:8001/b'],
+    ]);
+    expect(r1.handed).toEqual([...items.map((e) => e.key), ...items.map((e) => e.key)]);
+  });
+
   it('a removed collection leaves the store with its entries and routes once a node answers CMD_UM_DELETE_OK', () => {
     const dir = dataDir();
     const clock = new ManualClock(1_000_000);

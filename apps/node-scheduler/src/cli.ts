@@ -14,6 +14,7 @@ Options:
   --dup <id>              the duplicate server's id (default: none, every page owns its content)
   --dup-replica <id>      the duplicate server's replica: it serves once the primary is taken for dead
   --dup-dead-ms <ms>      the primary is dead when operations waited this long with no word from it (default: 10000)
+  --dup-timeout-ms <ms>   a PPDUP_ADD unanswered this long is sent again, 5 times at most (default: 60000)
   --no-feed               crawl without feeding (no feeding chain needed)
   --ip-key <ip|ip-port>   crawl permissions per IP (the spec) or per IP and port (several test sites on one
                           loopback IP) (default: ip)
@@ -32,6 +33,7 @@ export type Cli = CliResult<{
   dup: string | undefined;
   dupReplica: string | undefined;
   dupDeadMs: number;
+  dupTimeoutMs: number;
   feed: boolean;
   ipKey: 'ip' | 'ip-port';
   userAgent: string;
@@ -51,6 +53,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       dup: { type: 'string' },
       'dup-replica': { type: 'string' },
       'dup-dead-ms': { type: 'string' },
+      'dup-timeout-ms': { type: 'string' },
       'no-feed': { type: 'boolean' },
       'ip-key': { type: 'string' },
       'user-agent': { type: 'string' },
@@ -74,6 +77,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (values['dup-replica'] !== undefined && values.dup === undefined) return { kind: 'error', message: '--dup-replica needs --dup' };
   const dupDeadMs = integerOption('dup-dead-ms', values['dup-dead-ms'], 10_000, 100, 86_400_000);
   if (typeof dupDeadMs === 'string') return { kind: 'error', message: dupDeadMs };
+  const dupTimeoutMs = integerOption('dup-timeout-ms', values['dup-timeout-ms'], 60_000, 100, 86_400_000);
+  if (typeof dupTimeoutMs === 'string') return { kind: 'error', message: dupTimeoutMs };
   const statsMs = integerOption('stats-ms', values['stats-ms'], 60_000, 10, 86_400_000);
   if (typeof statsMs === 'string') return { kind: 'error', message: statsMs };
   return {
@@ -85,6 +90,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     dup: values.dup,
     dupReplica: values['dup-replica'],
     dupDeadMs,
+    dupTimeoutMs,
     feed: !values['no-feed'],
     ipKey,
     userAgent: values['user-agent'] ?? 'esp-crawler',

@@ -213,3 +213,23 @@ describe('node scheduler - the multinode scheduler restarted', () => {
     r.m.stop();
   });
 });
+
+describe('node scheduler - a keep-alive round unanswered (messages lost, e.g. a NATS restart)', () => {
+  it('sends the unconfirmed links again without registering again; a second round also sends CMD_UM_INIT', () => {
+    const r = rig({ ipKey: 'ip-port' });
+    r.m.start();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec(), epoch: 1 });
+    r.route('127.0.0.1:8001');
+    r.uri('http://127.0.0.1:8001/a');
+    r.grant('127.0.0.1:8001', true, '127.0.0.1:8001');
+    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: ['http://127.0.0.1:8003/x'] }, true);
+    r.take();
+    r.clock.advance(120_000); // keep-alive, unanswered
+    r.take();
+    r.clock.advance(120_000);
+    expect(r.take().map((m) => m.command).filter((c) => c !== 'CMD_UM_STAT')).toEqual(['CMD_UM_URI', 'CMD_UM_KEEPALIVE']);
+    r.clock.advance(120_000);
+    expect(r.take().map((m) => m.command).filter((c) => c !== 'CMD_UM_STAT')).toEqual(['CMD_UM_INIT', 'CMD_UM_URI', 'CMD_UM_KEEPALIVE']);
+    r.m.stop();
+  });
+});

@@ -132,7 +132,9 @@ export class NodeSchedulerMachine {
     this.every(this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS, () => {
       if (this.mnsMissed > 0) this.opts.log?.warn({ missed: this.mnsMissed }, 'no CMD_UM_KEEPALIVE_ACK from the multinode scheduler');
       // no answer twice: the scheduler may have restarted and forgotten us (there is no connection to see drop)
-      if (this.mnsMissed >= 2) this.registerAgain();
+      // a round unanswered: what went since the last confirmation may be lost (a scheduler or NATS restart); twice:
+      // the scheduler may have restarted and forgotten us, so register again first
+      if (this.mnsMissed >= 1) this.sendAgain(this.mnsMissed >= 2);
       this.mnsMissed++;
       this.toMns({ command: 'CMD_UM_KEEPALIVE' }, 1);
       this.outbox.keepaliveSent();
@@ -146,13 +148,13 @@ export class NodeSchedulerMachine {
   }
 
   /**
-   * CMD_UM_INIT again, then whatever a restarted scheduler would have lost: the links forwarded since its last
+   * (CMD_UM_INIT again, when `init`), then whatever the scheduler may have lost: the links forwarded since its last
    * confirmed keep-alive, and the DNS and crawl-permission requests still unanswered (a site waiting for one would
    * wait for ever). Duplicates are harmless: the routed node drops a URI it has seen, and a permission already held
    * is granted again.
    */
-  private registerAgain(): void {
-    this.toMns({ command: 'CMD_UM_INIT', nodeId: this.opts.nodeId, xmlrpc: this.opts.xmlrpc ?? { host: '127.0.0.1', port: 0 } }, 1);
+  private sendAgain(init: boolean): void {
+    if (init) this.toMns({ command: 'CMD_UM_INIT', nodeId: this.opts.nodeId, xmlrpc: this.opts.xmlrpc ?? { host: '127.0.0.1', port: 0 } }, 1);
     const again = this.outbox.resend();
     for (const { collection, entry } of again) this.toMns({ command: 'CMD_UM_URI', dspecName: collection, entry });
     let asked = 0;
@@ -164,7 +166,9 @@ export class NodeSchedulerMachine {
         asked++;
       }
     }
-    this.opts.log?.info({ links: again.length, requests: asked, dropped: this.outbox.dropped }, 'registered again with the multinode scheduler');
+    if (init || again.length > 0 || asked > 0) {
+      this.opts.log?.info({ init, links: again.length, requests: asked, dropped: this.outbox.dropped }, 'sent again what the multinode scheduler may have missed');
+    }
   }
 
   private every(ms: number, fn: () => void): void {

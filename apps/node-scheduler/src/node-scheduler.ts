@@ -4,7 +4,7 @@
  *
  *   const ns = await startNodeScheduler(mw, { cluster: 'default', nodeId: 'n1', mns: 'main', dup: 'dup1' });
  */
-import { crawlAddress, CrawlEndpoint, DuplicateServerClient } from '@esp/crawl-bus';
+import { crawlAddress, CrawlEndpoint, DuplicateServerClient, DuplicateServerTimeout } from '@esp/crawl-bus';
 import { FeedingClient } from '@esp/content-client';
 import { buildFscmtDuplicateServerMessage, type FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
@@ -25,6 +25,8 @@ export interface NodeSchedulerOptions {
   dupReplica?: string;
   /** The primary is dead when operations waited this long without a word from it (default 10 s). */
   dupDeadMs?: number;
+  /** A checksum operation unanswered this long is sent again (default 60 s; a message lost in a NATS restart). */
+  dupTimeoutMs?: number;
   /** Feed owned pages into the feeding chain (a collection of the same name must exist there). */
   feed?: boolean;
   ipKey?: 'ip' | 'ip-port';
@@ -128,7 +130,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       server,
       node: opts.nodeId,
       endpoint,
-      timeoutMs: 60_000,
+      timeoutMs: opts.dupTimeoutMs ?? 60_000,
       log,
       onPromote: (collection, csum) => {
         // 3.1.5.25: the owner is gone; recrawl this node's copies so that one of them becomes the owner
@@ -155,7 +157,19 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     userAgent: opts.userAgent,
     concurrency: opts.concurrency,
     log,
-    checksum: async (collection, uri, csum) => (link.dup ? (await link.dup.add(collection, uri, csum)).ownUri : uri),
+    checksum: async (collection, uri, csum) => {
+      // an add is idempotent (the same URI gets the same owner), so one lost on the way (a NATS restart) is sent
+      // again; a few times at most, so that a duplicate server that is gone fails the page instead of holding it
+      for (let attempt = 1; link.dup; attempt++) {
+        try {
+          return (await link.dup.add(collection, uri, csum)).ownUri;
+        } catch (err) {
+          if (!(err instanceof DuplicateServerTimeout) || attempt >= 5) throw err;
+          log?.warn({ collection, uri, attempt }, 'no answer from the duplicate server: PPDUP_ADD sent again');
+        }
+      }
+      return uri;
+    },
     feed: async (page: CrawledPage) => {
       const mine = owned.get(page.collection) ?? new Map<string, Uint8Array>();
       owned.set(page.collection, mine);
