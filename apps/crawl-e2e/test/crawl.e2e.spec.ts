@@ -27,6 +27,7 @@ describe('a two-node crawl of generated local sites, fed into the indexer', () =
       timeoutMs: 90_000,
       what: `all ${sites.expectedFetches.size} pages fetched (have ${sites.totalHits})`,
     });
+    const doneAt = Date.now();
     await sleep(1500);
     for (const u of sites.expectedFetches) expect(sites.hits.get(u), u).toBe(1);
     for (const u of sites.excluded) expect(sites.hits.get(u), u).toBeUndefined();
@@ -35,7 +36,11 @@ describe('a two-node crawl of generated local sites, fed into the indexer', () =
     // both node schedulers crawled, and between them fetched every page (progress lines come every 2 s)
     const fetchedBy = await waitFor(
       () => {
-        const last = cluster.nodes.map((n) => [...n.logs].reverse().find((l) => l['msg'] === 'crawl progress' && l['idle'] === true));
+        // an idle line of the crawled collection from after the last fetch (an idle line from before the node got
+        // work says nothing; one from while pages were still being processed has not counted them all)
+        const last = cluster.nodes.map((n) =>
+          [...n.logs].reverse().find((l) => l['msg'] === 'crawl progress' && l['collection'] === 'web' && l['idle'] === true && Date.parse(String(l['time'])) >= doneAt),
+        );
         return last.every((l) => l !== undefined) ? last.map((l) => (l!['fetched'] as number) + (l!['redirects'] as number)) : undefined;
       },
       { timeoutMs: 10_000, what: 'an idle progress line from each node scheduler' },

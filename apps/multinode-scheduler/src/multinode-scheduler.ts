@@ -78,28 +78,32 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
   // entries handed to nodes, retired from the store once a flush round trip shows their messages reached NATS
   const handed: Array<{ key: number; collection: string; entry: FscmtQueueEntry }> = [];
   let retiring: Promise<void> | undefined;
-  const retire = (): Promise<void> =>
-    (retiring ??= (async () => {
+  let retireScheduled = false;
+  const drain = async (): Promise<void> => {
+    while (handed.length > 0 && link.endpoint) {
+      const items = handed.splice(0);
       try {
-        while (handed.length > 0 && link.endpoint) {
-          const items = handed.splice(0);
-          try {
-            await link.endpoint.flush();
-          } catch (err) {
-            // the bus could not confirm them (a NATS reconnect): they may be lost, so they are sent again a little
-            // later (a node drops a URI it has seen); they stay in the store meanwhile
-            opts.log?.warn({ err: (err as Error).message, entries: items.length }, 'handed-out entries not confirmed by the bus: sent again');
-            setTimeout(() => atomically(() => machine.requeue(items)), 1000).unref();
-            return;
-          }
-          store.transaction(() => {
-            for (const it of items) store.deleteEntry(it.key);
-          });
-        }
-      } finally {
-        retiring = undefined;
+        await link.endpoint.flush();
+      } catch (err) {
+        // the bus could not confirm them (a NATS reconnect): they may be lost, so they are sent again a little
+        // later (a node drops a URI it has seen), with whatever was handed out during the failed flush; they stay
+        // in the store meanwhile
+        items.push(...handed.splice(0));
+        opts.log?.warn({ err: (err as Error).message, entries: items.length }, 'handed-out entries not confirmed by the bus: sent again');
+        setTimeout(() => atomically(() => machine.requeue(items)), 1000).unref();
+        return;
       }
-    })());
+      store.transaction(() => {
+        for (const it of items) store.deleteEntry(it.key);
+      });
+    }
+  };
+  const retire = (): Promise<void> => {
+    retiring ??= drain().finally(() => {
+      retiring = undefined;
+    });
+    return retiring;
+  };
   const resolveHost = opts.resolveHost ?? (async (host: string) => (await lookup(host, { all: true })).map((a) => a.address));
   const machine: MultinodeSchedulerMachine = new MultinodeSchedulerMachine({
     clock: opts.clock ?? systemClock,
@@ -111,7 +115,13 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
     onHandedOut: opts.dataDir
       ? (key, collection, entry) => {
           handed.push({ key, collection, entry });
-          if (handed.length === 1) setImmediate(() => void retire());
+          if (!retireScheduled) {
+            retireScheduled = true;
+            setImmediate(() => {
+              retireScheduled = false;
+              void retire();
+            });
+          }
         }
       : undefined,
     send: out,
