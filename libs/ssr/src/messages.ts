@@ -29,8 +29,11 @@ export type SsrMessage =
   /** load advisory from a replica whose timer expired (2.14); answer drop = the home holds it, remove the replica */
   | { t: 'adv'; from: string; to: string; req: string; id: string; version: number }
   | { t: 'advr'; from: string; to: string; req: string; outcome: 'drop' | 'taken' | 'retry' }
-  /** purge of stale replicas on the former buddy (2.17, 2.19) */
-  | { t: 'purge'; from: string; to: string; owner: string }
+  /**
+   * purge of stale replicas on the former buddy (2.17, 2.19): those of `owner` written by its replication messages
+   * with a sequence number below `beforeSeq` (absent: all of them, as senders before it was added did)
+   */
+  | { t: 'purge'; from: string; to: string; owner: string; beforeSeq?: number }
   /** repair after reload (2.22.1): the version list of the buddy's replicas owned by `from`'s name, or of the source's actives */
   | { t: 'vlist'; from: string; to: string; req: string; kind: 'replicas-of-mine' | 'actives' }
   | { t: 'vlistr'; from: string; to: string; req: string; items: IdVersion[] }

@@ -317,4 +317,40 @@ describe('SsrNode on a ManualClock', () => {
     await c.run(20);
     expect(c.copies(id).filter((x) => x.endsWith(':active'))).toHaveLength(1);
   });
+
+  it('a repair whose buddy changed back meanwhile does not purge the old buddy: what the new repair sent there stays', async () => {
+    const c = await cluster(['a', 'c'], { repairBatch: 1000 });
+    const a = c.nodes.get('a')!;
+    const ids = Array.from({ length: 20 }, (_, i) => `p${i}`);
+    for (const id of ids) await c.settle(a.put(id, enc(id)));
+    await c.run(10);
+    expect(a.buddyName).toBe('c');
+    // b joins (a's buddy now: a repairs to b, then would purge c) and dies before it acknowledged anything
+    await c.make('b');
+    await c.run(1);
+    expect(a.buddyName).toBe('b');
+    await c.crash('b');
+    // b fails: c is a's buddy again; a repairs to c while the repair to b gives up on its last (only) batch
+    await c.run(2500);
+    expect(a.buddyName).toBe('c');
+    const cn = c.nodes.get('c')!;
+    for (const id of ids) expect(cn.replica.get(id)?.a.owner, id).toBe(a.key);
+  });
+
+  it('a purge covers only the replicas sent before it: a later replication of the same owner survives it', async () => {
+    const c = await cluster(['a', 'b']);
+    const b = c.nodes.get('b')!;
+    // a raw sender in the role of an owner that purges its former buddy b after b became its buddy again
+    const raw = c.net.transport();
+    await raw.start('x', () => undefined);
+    const art = (v: number) => ({ id: 'q', version: v, owner: 'x:1', homeHash: 1, depth: 0, lastAccess: 0, body: enc(`v${v}`) });
+    raw.send('b', { t: 'rep', from: 'x:1', to: b.key, seq: 7, items: [art(3)] });
+    await c.run(2);
+    raw.send('b', { t: 'purge', from: 'x:1', to: b.key, owner: 'x:1', beforeSeq: 7 });
+    await c.run(2);
+    expect(b.replica.get('q')?.a.version).toBe(3);
+    raw.send('b', { t: 'purge', from: 'x:1', to: b.key, owner: 'x:1', beforeSeq: 8 });
+    await c.run(2);
+    expect(b.replica.get('q')).toBeUndefined();
+  });
 });

@@ -690,7 +690,7 @@ export class SsrNode {
       if (old && old.a.owner === a.owner && old.a.version > a.version && !old.transfer) continue;
       // a copy in transfer is replaced: the load's commit then finds no transfer on the new entry and keeps it
       if (old?.timer) this.clock.clearTimeout(old.timer);
-      const e: ReplicaEntry = { a, suspect: false };
+      const e: ReplicaEntry = { a, suspect: false, seq: m.seq };
       this.replica.set(e);
       this.armReplica(e);
     }
@@ -718,11 +718,21 @@ export class SsrNode {
     this.reply(m.from, { t: 'ack', from: this.key, to: m.from, seq: m.seq });
   }
 
-  /** 2.17 / 2.19: the former buddy drops the replicas it holds for this owner. */
+  /**
+   * 2.17 / 2.19: tells a former buddy (if still a member) to drop the replicas this instance sent it. The purge names
+   * the replication sequence number it covers: only replicas written by messages sent before it go, so a purge
+   * that meets the instance after it has become the buddy again never removes what was sent to it since.
+   */
+  private sendPurge(old: Member): void {
+    if (!this.currentView.members.some((m) => memberKey(m) === memberKey(old))) return;
+    this.sendTo(memberKey(old), { t: 'purge', from: this.key, to: memberKey(old), owner: this.key, beforeSeq: this.seqOut + 1 });
+  }
+
+  /** 2.17 / 2.19: the former buddy drops the replicas it holds for this owner (those written before the purge). */
   private onPurge(m: Extract<SsrMessage, { t: 'purge' }>): void {
     let n = 0;
     for (const e of [...this.replica.values()]) {
-      if (e.a.owner === m.owner && !e.transfer) {
+      if (e.a.owner === m.owner && !e.transfer && (m.beforeSeq === undefined || (e.seq ?? 0) < m.beforeSeq)) {
         this.dropReplica(e.a.id);
         n++;
       }
@@ -747,9 +757,11 @@ export class SsrNode {
         if (batch.length && !(await this.replicate(batch, true))) this.log?.warn({ buddy: nb.name }, 'repair batch not acknowledged');
       }
       this.counters.repaired += all.length;
-      if (old && this.currentView.members.some((m) => memberKey(m) === memberKey(old))) {
-        this.sendTo(memberKey(old), { t: 'purge', from: this.key, to: memberKey(old), owner: this.key });
-      }
+      // the buddy may have changed while the last batch waited for its acknowledgement (the new buddy failed, say,
+      // and the old one is the buddy again, with a repair of its own already on the wire): purging it now would
+      // drop the replicas that repair just sent, leaving one copy of everything this instance holds
+      if (this.stopped || !this.buddy || memberKey(this.buddy) !== memberKey(nb)) return;
+      if (old) this.sendPurge(old);
     } finally {
       this.repairs--;
     }
@@ -1093,8 +1105,7 @@ export class SsrNode {
         w.resolve(false);
       }
       if (nb && this.o.repairUnderLoad && this.o.replication && this.readyFlag) void this.repairTo(nb, old);
-      else if (old && ev.view.members.some((m) => memberKey(m) === memberKey(old)))
-        this.sendTo(memberKey(old), { t: 'purge', from: this.key, to: memberKey(old), owner: this.key });
+      else if (old) this.sendPurge(old);
     }
     this.sendExpatLists();
   }
