@@ -353,4 +353,64 @@ describe('SsrNode on a ManualClock', () => {
     await c.run(2);
     expect(b.replica.get('q')).toBeUndefined();
   });
+
+  it('replicas are version-monotonic whoever sends them: a late, older replication of another owner does not overwrite', async () => {
+    const c = await cluster(['a', 'b']);
+    const b = c.nodes.get('b')!;
+    const raw = c.net.transport();
+    await raw.start('x', () => undefined);
+    const art = (v: number, owner: string) => ({ id: 'm', version: v, owner, homeHash: 1, depth: 0, lastAccess: 0, body: enc(`v${v}`) });
+    raw.send('b', { t: 'rep', from: 'y:1', to: b.key, seq: 1, items: [art(5, 'y:1')] });
+    await c.run(2);
+    // a former owner's replication of version 3 arrives late (sent before the artifact moved to y)
+    raw.send('b', { t: 'rep', from: 'x:1', to: b.key, seq: 9, items: [art(3, 'x:1')] });
+    await c.run(2);
+    expect(b.replica.get('m')?.a).toMatchObject({ version: 5, owner: 'y:1' });
+    // the same version under a new owner (a reactivation keeps the version) is taken
+    raw.send('b', { t: 'rep', from: 'x:1', to: b.key, seq: 10, items: [art(5, 'x:1')] });
+    await c.run(2);
+    expect(b.replica.get('m')?.a.owner).toBe('x:1');
+  });
+
+  it('disk reload keeps a copy saved while its replication was unacknowledged (stalled buddy): the newer version wins', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 60_000, highMs: 120_000 } });
+    const b = c.nodes.get('b')!;
+    const id = 'w';
+    await c.settle(b.put(id, enc('one')));
+    await c.run(10);
+    const buddy = b.buddyName!;
+    expect(c.nodes.get(buddy)!.replica.get(id)?.a.version).toBe(1);
+    // the buddy stalls: nothing b replicates reaches it until b has saved and left
+    c.net.drop = (from, to, m) => from === 'b' && to === buddy && (m.t === 'rep' || m.t === 'vlist');
+    await c.settle(b.put(id, enc('two')));
+    await c.settle(b.quiesce(), 20_000);
+    const snap = b.snapshot();
+    await c.settle(b.leave());
+    c.nodes.delete('b');
+    c.net.drop = undefined;
+    await c.run(400);
+    await c.make('b', { restore: snap });
+    await c.run(2500);
+    const got = await c.settle(c.home(id).get(id));
+    expect(dec(got)).toBe('two');
+    expect(got?.version).toBe(2);
+  });
+
+  it('quiescence makes sure the buddy holds a replica of every active copy before the save (a replica lost after its ack)', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 60_000, highMs: 120_000 } });
+    const b = c.nodes.get('b')!;
+    const ids = Array.from({ length: 10 }, (_, i) => `z${i}`);
+    for (const id of ids) await c.settle(b.put(id, enc(id)));
+    await c.run(10);
+    // the buddy acknowledged every replica, then lost one (to a race that drops replicas, as a stale purge did)
+    c.nodes.get(b.buddyName!)!.replica.delete('z3');
+    await c.settle(b.quiesce(), 20_000);
+    const snap = b.snapshot();
+    await c.settle(b.leave());
+    c.nodes.delete('b');
+    await c.run(400);
+    await c.make('b', { restore: snap });
+    await c.run(2500);
+    for (const id of ids) expect(dec(await c.settle(c.home(id).get(id))), id).toBe(id);
+  });
 });

@@ -224,6 +224,27 @@ export class SsrNode {
     this.quiescing = true;
     while (this.idLocks.size > 0) await Promise.all([...this.idLocks.values()]);
     await this.flushReplication();
+    await this.confirmReplicas();
+  }
+
+  /**
+   * Before a save (2.16, 2.22.1): the reload keeps an active copy only if the buddy holds our replica of it, so the
+   * buddy's list is checked now and whatever it lacks (or holds at another version) is replicated again, with
+   * acknowledgement. An acknowledgement alone does not prove the replica is still there when the save happens.
+   */
+  private async confirmReplicas(): Promise<void> {
+    for (let round = 0; round < 3 && !this.stopped && this.o.replication; round++) {
+      const b = this.buddy;
+      if (!b) return;
+      const list = await this.versionList(b, 'replicas-of-mine');
+      if (!list) return; // a silent buddy: the reload will settle what it can by loads
+      if (this.buddy !== b) continue;
+      const have = new Map(list);
+      const missing = [...this.active.values()].filter((e) => !e.suspect && !e.transfer && have.get(e.a.id) !== e.a.version).map((e) => e.a);
+      if (!missing.length) return;
+      this.log?.warn({ buddy: b.name, artifacts: missing.length, ids: missing.slice(0, 5).map((a) => `${a.id}@${a.version}`) }, 'quiesce: the buddy lacked replicas of active copies; sent again');
+      for (let i = 0; i < missing.length; i += this.o.repairBatch) await this.replicate(missing.slice(i, i + this.o.repairBatch), true);
+    }
   }
 
   /** 2.15 planned shutdown: announce the departure (the others reshape at once) and stop. */
@@ -687,7 +708,10 @@ export class SsrNode {
   private onReplicate(m: Extract<SsrMessage, { t: 'rep' }>): void {
     for (const a of m.items) {
       const old = this.replica.get(a.id);
-      if (old && old.a.owner === a.owner && old.a.version > a.version && !old.transfer) continue;
+      // version-monotonic whoever sends it: a late replication from a former owner (or one that made a second,
+      // older active copy) must not overwrite a newer replica, which may be the only other copy of the artifact.
+      // A suspect copy reloaded from disk is no evidence of anything and is replaced.
+      if (old && !old.suspect && !old.transfer && old.a.version > a.version) continue;
       // a copy in transfer is replaced: the load's commit then finds no transfer on the new entry and keeps it
       if (old?.timer) this.clock.clearTimeout(old.timer);
       const e: ReplicaEntry = { a, suspect: false, seq: m.seq };
@@ -970,12 +994,19 @@ export class SsrNode {
         if (list) {
           const have = new Map(list);
           const check: string[] = [];
+          const dropped: string[] = [];
           for (const e of [...this.active.values()]) {
             if (!e.suspect) continue;
-            // quiescence flushed replication before the save, so our replica has exactly the saved version
-            if (have.get(e.a.id) === e.a.version) check.push(e.a.id);
-            else this.dropActive(e.a.id);
+            // any replica of ours still on the buddy means nobody took the artifact (a reactivation or a delete loads
+            // every copy away): it is settled by a load. Not only at the saved version: a save whose replication was
+            // not yet acknowledged (a stalled buddy) holds a newer version than the replica, and the newer one wins.
+            if (have.has(e.a.id)) check.push(e.a.id);
+            else {
+              this.dropActive(e.a.id);
+              dropped.push(`${e.a.id}@${e.a.version}`);
+            }
           }
+          this.log?.info({ kept: check.length, dropped: dropped.length, ids: dropped.slice(0, 20) }, 'reloaded active copies the buddy holds no replica of were dropped');
           // what the buddy still holds is settled by a load request per artifact, as an access to a suspect copy
           // would (2.22.1.1): the highest version anywhere wins and every other copy goes, so a stale duplicate
           // that the buddy's list happens to match cannot come back as the active copy
