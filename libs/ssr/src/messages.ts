@@ -19,9 +19,12 @@ export type SsrMessage =
   | { t: 'slot'; from: string; to: string; seq: number; items: { id: string; version: number; lastAccess: number; nextFire?: number }[] }
   | { t: 'ack'; from: string; to: string; seq: number }
   /** load request, broadcast (2.13): by id (version-aware when minVersion is set) or all children of a parent */
-  | { t: 'load'; from: string; req: string; id?: string; parentId?: string; minVersion?: number }
-  /** one answer per instance: negative acknowledgement, busy (2.18.1), or the copies found (now held in transfer) */
-  | { t: 'loadr'; from: string; to: string; req: string; result: 'nack' | 'busy' | 'found'; items?: Artifact[] }
+  | { t: 'load'; from: string; req: string; id?: string; parentId?: string; minVersion?: number; viewId?: string }
+  /**
+   * one answer per instance: negative acknowledgement, busy (2.18.1), or the copies found (now held in transfer);
+   * `viewId` is the answering instance's view (the requester takes nothing from an answer made in another view)
+   */
+  | { t: 'loadr'; from: string; to: string; req: string; result: 'nack' | 'busy' | 'found'; items?: Artifact[]; viewId?: string }
   /** second step of the load (2.18 "not removed until the reception is acknowledged"): remove (commit) or keep */
   | { t: 'commit'; from: string; to: string; req: string; remove: boolean }
   /** expat list for the home instance `to` after a reshape (2.13 "find vs create") */

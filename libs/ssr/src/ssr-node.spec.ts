@@ -2,6 +2,8 @@ import { ManualClock } from '@esp/timers';
 import { describe, expect, it } from 'vitest';
 import type { Artifact } from './artifact';
 import { SsrBusy, SsrUnavailable } from './errors';
+import { hashKey } from './artifact';
+import { ConsistentHashRouter } from './consistent-hash';
 import { MemoryNetwork } from './memory-network';
 import { SsrNode, type SsrNodeOptions } from './ssr-node';
 
@@ -412,5 +414,62 @@ describe('SsrNode on a ManualClock', () => {
     await c.make('b', { restore: snap });
     await c.run(2500);
     for (const id of ids) expect(dec(await c.settle(c.home(id).get(id))), id).toBe(id);
+  });
+
+  it('an artifact of a home taken by another instance is in the home\'s expat list: a put there loads it, no fresh version 1', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const id = 'h1';
+    const h = c.home(id);
+    await c.settle(h.put(id, enc('one')));
+    await c.settle(h.put(id, enc('two')));
+    await c.run(10);
+    // another instance reads it (a reload's repair, an advisory, or a view that disagrees with the home's do that)
+    const m = [...c.nodes.values()].find((n) => n !== h)!;
+    expect(dec(await c.settle(m.get(id)))).toBe('two');
+    await c.run(10);
+    expect(h.active.get(id)).toBeUndefined();
+    const a = await c.settle(h.put(id, enc('three')));
+    expect(a.version).toBe(3);
+    await c.run(10);
+    expect(c.copies(id).filter((x) => x.endsWith(':active'))).toEqual([`${h.name}:active`]);
+  });
+
+  it('a load answered from another view takes nothing (retryable): a copy must not move where no expat list of the view knows it', async () => {
+    const c = await cluster(['a', 'b', 'c', 'e']);
+    const before = new ConsistentHashRouter(['a', 'b', 'c', 'e']);
+    const after = new ConsistentHashRouter(['a', 'b', 'c', 'd', 'e']);
+    const next = (ring: string[], n: string) => ring[(ring.indexOf(n) + 1) % ring.length]!;
+    // p: its home before d joins; p and its buddy will be slow to see d join; m: a reader in the new view whose
+    // buddy is neither d nor slow (a replica there would make its expat list name the artifact)
+    const pick = (x: string) => {
+      const p = before.home(hashKey(x))!;
+      const slow = [p, next(['a', 'b', 'c', 'e'], p)];
+      const m = ['a', 'b', 'c', 'e'].find((n) => !slow.includes(n) && !['d', ...slow].includes(next(['a', 'b', 'c', 'd', 'e'], n)));
+      return after.home(hashKey(x)) === 'd' && m ? { p, m, slow } : undefined;
+    };
+    const id = Array.from({ length: 2000 }, (_, i) => `j${i}`).find((x) => pick(x))!;
+    const { p: pName, m: mName, slow: slowNames } = pick(id)!;
+    const p = c.nodes.get(pName)!;
+    await c.settle(p.put(id, enc('one')));
+    await c.run(10);
+    // d joins; p and its buddy (which holds the replica) do not hear it yet (slow instances): they stay in the old
+    // view, the others are in the new one
+    const slow = new Set(slowNames);
+    c.net.drop = (from, to, msg) => from === 'd' && slow.has(to) && msg.t === 'hb';
+    await c.make('d');
+    await c.run(500);
+    expect(p.view.members).toHaveLength(4);
+    const m = c.nodes.get(mName)!;
+    expect(m.view.members).toHaveLength(5);
+    // m reads it (its view is old enough): p and its buddy answer from the old view
+    const r = await c.settle(m.get(id).catch((e: unknown) => e));
+    expect(r).toBeInstanceOf(SsrUnavailable);
+    c.net.drop = undefined;
+    await c.run(500);
+    // every instance in the new view; the home d updates it: the existing copy, not a fresh version 1
+    const a = await c.settle(c.nodes.get('d')!.put(id, enc('two')));
+    expect(a.version).toBe(2);
+    await c.run(10);
+    expect(c.copies(id).filter((x) => x.endsWith(':active'))).toEqual(['d:active']);
   });
 });

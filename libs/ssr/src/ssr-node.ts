@@ -71,6 +71,9 @@ export interface CensusEntry {
 interface PendingLoad {
   awaited: Set<string>;
   missing: boolean;
+  /** the view the request was made in; an answer from another view makes the result unavailable */
+  viewId: string;
+  otherView: boolean;
   busy: boolean;
   found: { from: string; items: Artifact[] }[];
   minVersion?: number;
@@ -511,6 +514,8 @@ export class SsrNode {
       const p: PendingLoad = {
         awaited,
         missing,
+        viewId: this.currentView.id,
+        otherView: false,
         busy: false,
         found: [],
         ...(q.minVersion !== undefined ? { minVersion: q.minVersion } : {}),
@@ -533,7 +538,11 @@ export class SsrNode {
             if (!b || a.version > b.version) best.set(a.id, a);
           }
           // right after a reshape a member may not be in this view yet: "found nowhere" is not trusted then
-          const unavailable = p.missing || p.awaited.size > 0 || this.clock.now() - this.lastViewAt < this.o.suspectAfterMs;
+          // an answer from a member in another view (or a reshape here since the request): the expat lists of the
+          // view this copy would move in were made before it moved, so the home of the artifact would not know it
+          // exists here and could create a fresh version 1 beside it (2.13 find vs create)
+          const unavailable =
+            p.missing || p.awaited.size > 0 || this.clock.now() - this.lastViewAt < this.o.suspectAfterMs || p.otherView || this.currentView.id !== p.viewId;
           if (unavailable && q.id !== undefined) {
             // someone silent (or not yet in this young view) may hold a newer copy: nothing is taken, the copies
             // found are given back, and the caller retries (2.8: 503 during a temporary failure)
@@ -557,7 +566,7 @@ export class SsrNode {
       };
       const timer = this.clock.setTimeout(() => p.finish(), this.o.loadTimeoutMs);
       this.loads.set(req, p);
-      const m: SsrMessage = { t: 'load', from: this.key, req };
+      const m: SsrMessage = { t: 'load', from: this.key, req, viewId: p.viewId };
       if (q.id !== undefined) m.id = q.id;
       if (q.parentId !== undefined) m.parentId = q.parentId;
       if (q.minVersion !== undefined) m.minVersion = q.minVersion;
@@ -587,7 +596,7 @@ export class SsrNode {
       }
     }
     if (busy) {
-      this.reply(m.from, { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'busy' });
+      this.reply(m.from, { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'busy', viewId: this.currentView.id });
       return;
     }
     for (const { t } of marked) {
@@ -596,7 +605,8 @@ export class SsrNode {
     }
     if (items.length) this.transfers.set(m.req, { ids: [...new Set(items.map((a) => a.id))], until });
     this.log?.debug({ req: m.req, id: m.id, parent: m.parentId, found: items.map((a) => `${a.id}@${a.version}`).slice(0, 4), busy }, 'load answered');
-    this.reply(m.from, items.length ? { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'found', items } : { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'nack' });
+    const viewId = this.currentView.id;
+    this.reply(m.from, items.length ? { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'found', items, viewId } : { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'nack', viewId });
   }
 
   private onLoadReply(m: Extract<SsrMessage, { t: 'loadr' }>): void {
@@ -610,6 +620,7 @@ export class SsrNode {
       return;
     }
     p.awaited.delete(m.from);
+    if (m.viewId !== undefined && m.viewId !== p.viewId) p.otherView = true;
     if (m.result === 'busy') p.busy = true;
     if (m.result === 'found') p.found.push({ from: m.from, items: m.items ?? [] });
     // every member's answer is awaited even once a sufficient version is in hand (2.13 version-aware would stop
@@ -627,16 +638,25 @@ export class SsrNode {
     this.log?.debug({ req: m.req, remove: m.remove, ids: t.ids.slice(0, 4) }, 'commit');
     this.transfers.delete(m.req);
     for (const id of t.ids) {
+      let gone: Artifact | undefined;
       const ae = this.active.get(id);
       if (ae?.transfer?.req === m.req) {
-        if (m.remove) this.dropActive(id);
-        else delete ae.transfer;
+        if (m.remove) {
+          this.dropActive(id);
+          gone = ae.a;
+        } else delete ae.transfer;
       }
       const re = this.replica.get(id);
       if (re?.transfer?.req === m.req) {
-        if (m.remove) this.dropReplica(id);
-        else delete re.transfer;
+        if (m.remove) {
+          this.dropReplica(id);
+          if (!gone || re.a.version > gone.version) gone = re.a;
+        } else delete re.transfer;
       }
+      // an artifact of this home taken by another instance (a reload's repair, an advisory or a read in a view
+      // that disagrees with ours) now lives elsewhere, and no expat list of this view says so: a create here must
+      // do the load round, or it would make a fresh version 1 beside it (2.13 find vs create)
+      if (gone && this.router.home(gone.homeHash) === this.name && (this.expat.get(id) ?? -1) < gone.version) this.expat.set(id, gone.version);
     }
   }
 
