@@ -472,4 +472,31 @@ describe('SsrNode on a ManualClock', () => {
     await c.run(10);
     expect(c.copies(id).filter((x) => x.endsWith(':active'))).toEqual(['d:active']);
   });
+
+  it('a reloaded copy is not handed out before the buddy\'s list has sorted it: one deleted while its instance was down stays deleted', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 60_000, highMs: 120_000 } });
+    const b = c.nodes.get('b')!;
+    const id = 'del';
+    await c.settle(b.put(id, enc('x')));
+    await c.run(10);
+    await c.settle(b.quiesce());
+    const snap = b.snapshot();
+    await c.settle(b.leave());
+    c.nodes.delete('b');
+    await c.run(400);
+    // deleted while b is away (the home loads the replica from b's buddy and removes it)
+    expect(await c.settle(c.home(id).remove(id))).toBe(true);
+    expect(c.copies(id)).toEqual([]);
+    // b comes back; its buddy's list is slow to come (the first request is lost)
+    let lost = 0;
+    c.net.drop = (from, _to, m) => from === 'b' && m.t === 'vlist' && lost++ === 0;
+    await c.make('b', { restore: snap });
+    await c.run(1000);
+    expect(c.copies(id)).toEqual(['b:active']); // still suspect, not yet sorted
+    const r = await c.settle(c.home(id).get(id).catch((e: unknown) => e));
+    expect(r).toBeInstanceOf(SsrBusy);
+    await c.run(6000); // the list comes: the copy goes
+    expect(await c.settle(c.home(id).get(id))).toBeUndefined();
+    expect(c.copies(id)).toEqual([]);
+  });
 });

@@ -132,6 +132,12 @@ export class SsrNode {
   private readyFlag = false;
   private quiescing = false;
   private repairs = 0;
+  /**
+   * Active copies reloaded from disk that the buddy's list has not yet sorted into kept and dropped: until then
+   * such a copy may be one deleted (or reactivated and changed) while this instance was down, so it is neither
+   * handed to a load nor used here; both answer busy (retryable) for the few hundred milliseconds it takes.
+   */
+  private reloadUnsorted: boolean;
   readonly loadLatencies: number[] = [];
   readonly counters = { loads: 0, loadNacksOnly: 0, busy: 0, fired: 0, advisories: 0, purged: 0, repaired: 0, reactivated: 0 };
 
@@ -165,6 +171,7 @@ export class SsrNode {
     this.membership = new Membership(this.self, { suspectAfterMs: this.o.suspectAfterMs, failAfterMs }, this.clock.now());
     this.currentView = this.membership.view;
     this.router = new ConsistentHashRouter([this.name]);
+    this.reloadUnsorted = (opts.restore?.actives.length ?? 0) > 0;
     if (opts.restore) {
       // 2.22.1.1 / 2.22.1.2: everything reloaded from disk is suspect until the partners confirm it
       for (const a of opts.restore.actives) this.active.set({ a, suspect: true });
@@ -404,6 +411,7 @@ export class SsrNode {
   private async find(id: string, mode: 'get' | 'create'): Promise<ActiveEntry | undefined> {
     const e = this.active.get(id);
     if (e && e.transfer) throw new SsrBusy(`${id} is being moved to another instance`);
+    if (e && e.suspect && this.reloadUnsorted) throw new SsrBusy(`${id}: the copy reloaded from disk is not yet confirmed by the buddy`);
     if (!e && this.isArriving(id)) throw new SsrBusy(`${id} is being activated here`);
     if (e && !e.suspect) return e;
     const expatVersion = this.expat.get(id);
@@ -585,8 +593,8 @@ export class SsrNode {
       if (this.isArriving(id)) busy = true;
       const ae = this.active.get(id);
       if (ae) {
-        // 2.18.1: an actively locked copy answers busy
-        if (this.idLocks.has(id) || ae.transfer) busy = true;
+        // 2.18.1: an actively locked copy answers busy (and so does a reloaded copy the repair has not sorted yet)
+        if (this.idLocks.has(id) || ae.transfer || (ae.suspect && this.reloadUnsorted)) busy = true;
         else marked.push({ t: ae });
       }
       const re = this.replica.get(id);
@@ -1010,7 +1018,9 @@ export class SsrNode {
       const b = buddyOf(this.currentView, this.name);
       const confirmed: Artifact[] = [];
       if (b) {
-        const list = await this.versionList(b, 'replicas-of-mine');
+        // asked again if it does not come: without it the reloaded copies cannot be told from deleted ones
+        let list: IdVersion[] | undefined;
+        for (let i = 0; i < 3 && !list && !this.stopped; i++) list = await this.versionList(b, 'replicas-of-mine');
         if (list) {
           const have = new Map(list);
           const check: string[] = [];
@@ -1026,6 +1036,7 @@ export class SsrNode {
               dropped.push(`${e.a.id}@${e.a.version}`);
             }
           }
+          this.reloadUnsorted = false;
           this.log?.info({ kept: check.length, dropped: dropped.length, ids: dropped.slice(0, 20) }, 'reloaded active copies the buddy holds no replica of were dropped');
           // what the buddy still holds is settled by a load request per artifact, as an access to a suspect copy
           // would (2.22.1.1): the highest version anywhere wins and every other copy goes, so a stale duplicate
@@ -1056,6 +1067,8 @@ export class SsrNode {
           this.armActive(e);
         }
       }
+      // no buddy, or no list from it: the copies stay suspect and every access settles its id by a load
+      this.reloadUnsorted = false;
       for (let i = 0; i < confirmed.length; i += this.o.repairBatch) await this.replicate(confirmed.slice(i, i + this.o.repairBatch), true);
       const s = sourceOf(this.currentView, this.name);
       if (s) {
