@@ -41,10 +41,15 @@ export type SsrMessage =
   | { t: 'vlist'; from: string; to: string; req: string; kind: 'replicas-of-mine' | 'actives' }
   | { t: 'vlistr'; from: string; to: string; req: string; items: IdVersion[] }
   /** targeted replication request (2.22.1.2 triggerReplication) */
-  | { t: 'pull'; from: string; to: string; ids: string[] };
+  | { t: 'pull'; from: string; to: string; ids: string[] }
+  /**
+   * to a member heard again under the same incarnation after `from` had declared it failed (a stall or a network
+   * split, not a restart): its artifacts may have been reactivated elsewhere meanwhile, so it settles its own copies
+   */
+  | { t: 'rejoined'; from: string; to: string };
 
 export type MessageType = SsrMessage['t'];
-const TYPES = new Set<string>(['hb', 'rep', 'rm', 'slot', 'ack', 'load', 'loadr', 'commit', 'expat', 'adv', 'advr', 'purge', 'vlist', 'vlistr', 'pull']);
+const TYPES = new Set<string>(['hb', 'rep', 'rm', 'slot', 'ack', 'load', 'loadr', 'commit', 'expat', 'adv', 'advr', 'purge', 'vlist', 'vlistr', 'pull', 'rejoined']);
 
 /** Minimal shape check of a message from the network (the sender is another instance, but the bus is shared). */
 export function isSsrMessage(v: unknown): v is SsrMessage {

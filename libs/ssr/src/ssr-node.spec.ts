@@ -499,4 +499,21 @@ describe('SsrNode on a ManualClock', () => {
     expect(await c.settle(c.home(id).get(id))).toBeUndefined();
     expect(c.copies(id)).toEqual([]);
   });
+
+  it('an instance declared failed while alive (a stall) settles its copies when it is back: one active copy each', async () => {
+    const c = await cluster(['a', 'b', 'c', 'd'], { waitForAck: true, reactivation: { lowMs: 100, highMs: 300 } });
+    const x = c.nodes.get('b')!;
+    const ids = Array.from({ length: 40 }, (_, i) => `f${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    const mine = ids.filter((id) => x.active.has(id));
+    expect(mine.length).toBeGreaterThan(0);
+    // b stalls for 4 s: nothing reaches it or leaves it; the others declare it failed and reactivate its artifacts
+    c.net.drop = (from, to) => from === 'b' || to === 'b';
+    await c.run(4000);
+    expect(mine.some((id) => c.copies(id).filter((k) => k.endsWith(':active')).length === 2)).toBe(true); // reactivated meanwhile
+    c.net.drop = undefined;
+    await c.run(6000);
+    for (const id of ids) expect(c.copies(id).filter((k) => k.endsWith(':active')), id).toHaveLength(1);
+    for (const id of ids) expect(dec(await c.settle(c.home(id).get(id))), id).toBe(id);
+  });
 });

@@ -138,6 +138,8 @@ export class SsrNode {
    * handed to a load nor used here; both answer busy (retryable) for the few hundred milliseconds it takes.
    */
   private reloadUnsorted: boolean;
+  private resettling = false;
+  private aloneAt = -Infinity;
   readonly loadLatencies: number[] = [];
   readonly counters = { loads: 0, loadNacksOnly: 0, busy: 0, fired: 0, advisories: 0, purged: 0, repaired: 0, reactivated: 0 };
 
@@ -1100,6 +1102,28 @@ export class SsrNode {
     }
   }
 
+  /**
+   * This instance was declared failed by another and is back without a restart (2.9, 2.10 in the small: a stall
+   * longer than the failure time, or a short network split). Its artifacts may have been reactivated elsewhere while
+   * it was out of the view, so its active copies are treated as if reloaded from disk (2.22.1.1): dropped unless the
+   * buddy still holds a replica of them, else settled by a load, the highest version anywhere winning.
+   */
+  private onRejoined(m: Extract<SsrMessage, { t: 'rejoined' }>): void {
+    if (this.resettling || !this.readyFlag || this.quiescing) return;
+    this.log?.warn({ by: nameOfKey(m.from) }, 'declared failed while alive: active copies settled again with the partners');
+    this.resettling = true;
+    for (const e of this.active.values()) {
+      if (e.transfer) continue;
+      if (e.timer) this.clock.clearTimeout(e.timer);
+      delete e.timer;
+      e.suspect = true;
+    }
+    this.reloadUnsorted = true;
+    void this.repairFromPartners().finally(() => {
+      this.resettling = false;
+    });
+  }
+
   private async versionList(m: Member, kind: 'replicas-of-mine' | 'actives'): Promise<IdVersion[] | undefined> {
     const req = `vl.${this.name}.${++this.reqSeq}`;
     const r = await this.rpc(memberKey(m), req, { t: 'vlist', from: this.key, to: memberKey(m), req, kind }, 5000);
@@ -1157,7 +1181,15 @@ export class SsrNode {
       const set = new Set(gone);
       for (const e of this.replica.values()) if (set.has(e.a.owner)) this.armReplica(e);
     }
-    for (const m of ev.joined) this.ownerGoneAt.delete(memberKey(m));
+    // every other member failed at once: most likely this instance stalled (its timers ran before the heartbeats
+    // waiting for it), so it is the one the others declared failed, not the reverse
+    if (ev.failed.length && ev.view.members.length === 1) this.aloneAt = now;
+    for (const m of ev.joined) {
+      // the same incarnation back after this instance declared it failed: it was alive all along (stalled, or cut
+      // off), and what this side reactivated of it meanwhile may now exist twice; it settles its copies
+      if (this.ownerGoneAt.has(memberKey(m)) && now - this.aloneAt > this.o.failAfterMs) this.sendTo(memberKey(m), { t: 'rejoined', from: this.key, to: memberKey(m) });
+      this.ownerGoneAt.delete(memberKey(m));
+    }
     const nb = buddyOf(ev.view, this.name);
     const old = this.buddy;
     if ((nb && memberKey(nb)) !== (old && memberKey(old))) {
@@ -1210,6 +1242,8 @@ export class SsrNode {
         return this.onVersionList(m);
       case 'pull':
         return this.onPull(m);
+      case 'rejoined':
+        return this.onRejoined(m);
       case 'advr':
       case 'vlistr':
         this.rpcs.get(m.req)?.(m);
