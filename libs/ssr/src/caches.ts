@@ -24,6 +24,8 @@ export interface ReplicaEntry {
   transfer?: Transfer;
   /** 2.14: the reactivation timer, armed while the owner is gone. */
   timer?: TimerHandle;
+  /** The owner's sequence number of the replication message that wrote it (a purge covers only earlier ones). */
+  seq?: number;
 }
 
 /** A map of entries by artifact id with an index of children by parent id (tree activation, 2.4.2.5). */

@@ -11,6 +11,8 @@ export class MemoryNetwork {
   private readonly handlers = new Map<string, (m: SsrMessage) => void>();
   readonly down = new Set<string>();
   delivered = 0;
+  /** A test's message filter: true drops the message (a stalled or slow link), as a slow consumer would. */
+  drop: ((from: string, to: string, m: SsrMessage) => boolean) | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -44,7 +46,7 @@ export class MemoryNetwork {
   }
 
   private deliver(from: string, to: string, m: SsrMessage): void {
-    if (this.down.has(from)) return;
+    if (this.down.has(from) || this.drop?.(from, to, m)) return;
     // structured clone: no instance may share an object with another
     const copy = structuredClone(m);
     this.clock.setTimeout(() => {

@@ -2,6 +2,8 @@ import { ManualClock } from '@esp/timers';
 import { describe, expect, it } from 'vitest';
 import type { Artifact } from './artifact';
 import { SsrBusy, SsrUnavailable } from './errors';
+import { hashKey } from './artifact';
+import { ConsistentHashRouter } from './consistent-hash';
 import { MemoryNetwork } from './memory-network';
 import { SsrNode, type SsrNodeOptions } from './ssr-node';
 
@@ -316,5 +318,202 @@ describe('SsrNode on a ManualClock', () => {
     expect(dec(got)).toBe('new5');
     await c.run(20);
     expect(c.copies(id).filter((x) => x.endsWith(':active'))).toHaveLength(1);
+  });
+
+  it('a repair whose buddy changed back meanwhile does not purge the old buddy: what the new repair sent there stays', async () => {
+    const c = await cluster(['a', 'c'], { repairBatch: 1000 });
+    const a = c.nodes.get('a')!;
+    const ids = Array.from({ length: 20 }, (_, i) => `p${i}`);
+    for (const id of ids) await c.settle(a.put(id, enc(id)));
+    await c.run(10);
+    expect(a.buddyName).toBe('c');
+    // b joins (a's buddy now: a repairs to b, then would purge c) and dies before it acknowledged anything
+    await c.make('b');
+    await c.run(1);
+    expect(a.buddyName).toBe('b');
+    await c.crash('b');
+    // b fails: c is a's buddy again; a repairs to c while the repair to b gives up on its last (only) batch
+    await c.run(2500);
+    expect(a.buddyName).toBe('c');
+    const cn = c.nodes.get('c')!;
+    for (const id of ids) expect(cn.replica.get(id)?.a.owner, id).toBe(a.key);
+  });
+
+  it('a purge covers only the replicas sent before it: a later replication of the same owner survives it', async () => {
+    const c = await cluster(['a', 'b']);
+    const b = c.nodes.get('b')!;
+    // a raw sender in the role of an owner that purges its former buddy b after b became its buddy again
+    const raw = c.net.transport();
+    await raw.start('x', () => undefined);
+    const art = (v: number) => ({ id: 'q', version: v, owner: 'x:1', homeHash: 1, depth: 0, lastAccess: 0, body: enc(`v${v}`) });
+    raw.send('b', { t: 'rep', from: 'x:1', to: b.key, seq: 7, items: [art(3)] });
+    await c.run(2);
+    raw.send('b', { t: 'purge', from: 'x:1', to: b.key, owner: 'x:1', beforeSeq: 7 });
+    await c.run(2);
+    expect(b.replica.get('q')?.a.version).toBe(3);
+    raw.send('b', { t: 'purge', from: 'x:1', to: b.key, owner: 'x:1', beforeSeq: 8 });
+    await c.run(2);
+    expect(b.replica.get('q')).toBeUndefined();
+  });
+
+  it('replicas are version-monotonic whoever sends them: a late, older replication of another owner does not overwrite', async () => {
+    const c = await cluster(['a', 'b']);
+    const b = c.nodes.get('b')!;
+    const raw = c.net.transport();
+    await raw.start('x', () => undefined);
+    const art = (v: number, owner: string) => ({ id: 'm', version: v, owner, homeHash: 1, depth: 0, lastAccess: 0, body: enc(`v${v}`) });
+    raw.send('b', { t: 'rep', from: 'y:1', to: b.key, seq: 1, items: [art(5, 'y:1')] });
+    await c.run(2);
+    // a former owner's replication of version 3 arrives late (sent before the artifact moved to y)
+    raw.send('b', { t: 'rep', from: 'x:1', to: b.key, seq: 9, items: [art(3, 'x:1')] });
+    await c.run(2);
+    expect(b.replica.get('m')?.a).toMatchObject({ version: 5, owner: 'y:1' });
+    // the same version under a new owner (a reactivation keeps the version) is taken
+    raw.send('b', { t: 'rep', from: 'x:1', to: b.key, seq: 10, items: [art(5, 'x:1')] });
+    await c.run(2);
+    expect(b.replica.get('m')?.a.owner).toBe('x:1');
+  });
+
+  it('disk reload keeps a copy saved while its replication was unacknowledged (stalled buddy): the newer version wins', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 60_000, highMs: 120_000 } });
+    const b = c.nodes.get('b')!;
+    const id = 'w';
+    await c.settle(b.put(id, enc('one')));
+    await c.run(10);
+    const buddy = b.buddyName!;
+    expect(c.nodes.get(buddy)!.replica.get(id)?.a.version).toBe(1);
+    // the buddy stalls: nothing b replicates reaches it until b has saved and left
+    c.net.drop = (from, to, m) => from === 'b' && to === buddy && (m.t === 'rep' || m.t === 'vlist');
+    await c.settle(b.put(id, enc('two')));
+    await c.settle(b.quiesce(), 20_000);
+    const snap = b.snapshot();
+    await c.settle(b.leave());
+    c.nodes.delete('b');
+    c.net.drop = undefined;
+    await c.run(400);
+    await c.make('b', { restore: snap });
+    await c.run(2500);
+    const got = await c.settle(c.home(id).get(id));
+    expect(dec(got)).toBe('two');
+    expect(got?.version).toBe(2);
+  });
+
+  it('quiescence makes sure the buddy holds a replica of every active copy before the save (a replica lost after its ack)', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 60_000, highMs: 120_000 } });
+    const b = c.nodes.get('b')!;
+    const ids = Array.from({ length: 10 }, (_, i) => `z${i}`);
+    for (const id of ids) await c.settle(b.put(id, enc(id)));
+    await c.run(10);
+    // the buddy acknowledged every replica, then lost one (to a race that drops replicas, as a stale purge did)
+    c.nodes.get(b.buddyName!)!.replica.delete('z3');
+    await c.settle(b.quiesce(), 20_000);
+    const snap = b.snapshot();
+    await c.settle(b.leave());
+    c.nodes.delete('b');
+    await c.run(400);
+    await c.make('b', { restore: snap });
+    await c.run(2500);
+    for (const id of ids) expect(dec(await c.settle(c.home(id).get(id))), id).toBe(id);
+  });
+
+  it('an artifact of a home taken by another instance is in the home\'s expat list: a put there loads it, no fresh version 1', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const id = 'h1';
+    const h = c.home(id);
+    await c.settle(h.put(id, enc('one')));
+    await c.settle(h.put(id, enc('two')));
+    await c.run(10);
+    // another instance reads it (a reload's repair, an advisory, or a view that disagrees with the home's do that)
+    const m = [...c.nodes.values()].find((n) => n !== h)!;
+    expect(dec(await c.settle(m.get(id)))).toBe('two');
+    await c.run(10);
+    expect(h.active.get(id)).toBeUndefined();
+    const a = await c.settle(h.put(id, enc('three')));
+    expect(a.version).toBe(3);
+    await c.run(10);
+    expect(c.copies(id).filter((x) => x.endsWith(':active'))).toEqual([`${h.name}:active`]);
+  });
+
+  it('a load answered from another view takes nothing (retryable): a copy must not move where no expat list of the view knows it', async () => {
+    const c = await cluster(['a', 'b', 'c', 'e']);
+    const before = new ConsistentHashRouter(['a', 'b', 'c', 'e']);
+    const after = new ConsistentHashRouter(['a', 'b', 'c', 'd', 'e']);
+    const next = (ring: string[], n: string) => ring[(ring.indexOf(n) + 1) % ring.length]!;
+    // p: its home before d joins; p and its buddy will be slow to see d join; m: a reader in the new view whose
+    // buddy is neither d nor slow (a replica there would make its expat list name the artifact)
+    const pick = (x: string) => {
+      const p = before.home(hashKey(x))!;
+      const slow = [p, next(['a', 'b', 'c', 'e'], p)];
+      const m = ['a', 'b', 'c', 'e'].find((n) => !slow.includes(n) && !['d', ...slow].includes(next(['a', 'b', 'c', 'd', 'e'], n)));
+      return after.home(hashKey(x)) === 'd' && m ? { p, m, slow } : undefined;
+    };
+    const id = Array.from({ length: 2000 }, (_, i) => `j${i}`).find((x) => pick(x))!;
+    const { p: pName, m: mName, slow: slowNames } = pick(id)!;
+    const p = c.nodes.get(pName)!;
+    await c.settle(p.put(id, enc('one')));
+    await c.run(10);
+    // d joins; p and its buddy (which holds the replica) do not hear it yet (slow instances): they stay in the old
+    // view, the others are in the new one
+    const slow = new Set(slowNames);
+    c.net.drop = (from, to, msg) => from === 'd' && slow.has(to) && msg.t === 'hb';
+    await c.make('d');
+    await c.run(500);
+    expect(p.view.members).toHaveLength(4);
+    const m = c.nodes.get(mName)!;
+    expect(m.view.members).toHaveLength(5);
+    // m reads it (its view is old enough): p and its buddy answer from the old view
+    const r = await c.settle(m.get(id).catch((e: unknown) => e));
+    expect(r).toBeInstanceOf(SsrUnavailable);
+    c.net.drop = undefined;
+    await c.run(500);
+    // every instance in the new view; the home d updates it: the existing copy, not a fresh version 1
+    const a = await c.settle(c.nodes.get('d')!.put(id, enc('two')));
+    expect(a.version).toBe(2);
+    await c.run(10);
+    expect(c.copies(id).filter((x) => x.endsWith(':active'))).toEqual(['d:active']);
+  });
+
+  it('a reloaded copy is not handed out before the buddy\'s list has sorted it: one deleted while its instance was down stays deleted', async () => {
+    const c = await cluster(['a', 'b', 'c'], { reactivation: { lowMs: 60_000, highMs: 120_000 } });
+    const b = c.nodes.get('b')!;
+    const id = 'del';
+    await c.settle(b.put(id, enc('x')));
+    await c.run(10);
+    await c.settle(b.quiesce());
+    const snap = b.snapshot();
+    await c.settle(b.leave());
+    c.nodes.delete('b');
+    await c.run(400);
+    // deleted while b is away (the home loads the replica from b's buddy and removes it)
+    expect(await c.settle(c.home(id).remove(id))).toBe(true);
+    expect(c.copies(id)).toEqual([]);
+    // b comes back; its buddy's list is slow to come (the first request is lost)
+    let lost = 0;
+    c.net.drop = (from, _to, m) => from === 'b' && m.t === 'vlist' && lost++ === 0;
+    await c.make('b', { restore: snap });
+    await c.run(1000);
+    expect(c.copies(id)).toEqual(['b:active']); // still suspect, not yet sorted
+    const r = await c.settle(c.home(id).get(id).catch((e: unknown) => e));
+    expect(r).toBeInstanceOf(SsrBusy);
+    await c.run(6000); // the list comes: the copy goes
+    expect(await c.settle(c.home(id).get(id))).toBeUndefined();
+    expect(c.copies(id)).toEqual([]);
+  });
+
+  it('an instance declared failed while alive (a stall) settles its copies when it is back: one active copy each', async () => {
+    const c = await cluster(['a', 'b', 'c', 'd'], { waitForAck: true, reactivation: { lowMs: 100, highMs: 300 } });
+    const x = c.nodes.get('b')!;
+    const ids = Array.from({ length: 40 }, (_, i) => `f${i}`);
+    for (const id of ids) await c.settle(c.home(id).put(id, enc(id)));
+    const mine = ids.filter((id) => x.active.has(id));
+    expect(mine.length).toBeGreaterThan(0);
+    // b stalls for 4 s: nothing reaches it or leaves it; the others declare it failed and reactivate its artifacts
+    c.net.drop = (from, to) => from === 'b' || to === 'b';
+    await c.run(4000);
+    expect(mine.some((id) => c.copies(id).filter((k) => k.endsWith(':active')).length === 2)).toBe(true); // reactivated meanwhile
+    c.net.drop = undefined;
+    await c.run(6000);
+    for (const id of ids) expect(c.copies(id).filter((k) => k.endsWith(':active')), id).toHaveLength(1);
+    for (const id of ids) expect(dec(await c.settle(c.home(id).get(id))), id).toBe(id);
   });
 });

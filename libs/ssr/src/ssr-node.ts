@@ -71,6 +71,9 @@ export interface CensusEntry {
 interface PendingLoad {
   awaited: Set<string>;
   missing: boolean;
+  /** the view the request was made in; an answer from another view makes the result unavailable */
+  viewId: string;
+  otherView: boolean;
   busy: boolean;
   found: { from: string; items: Artifact[] }[];
   minVersion?: number;
@@ -129,6 +132,14 @@ export class SsrNode {
   private readyFlag = false;
   private quiescing = false;
   private repairs = 0;
+  /**
+   * Active copies reloaded from disk that the buddy's list has not yet sorted into kept and dropped: until then
+   * such a copy may be one deleted (or reactivated and changed) while this instance was down, so it is neither
+   * handed to a load nor used here; both answer busy (retryable) for the few hundred milliseconds it takes.
+   */
+  private reloadUnsorted: boolean;
+  private resettling = false;
+  private aloneAt = -Infinity;
   readonly loadLatencies: number[] = [];
   readonly counters = { loads: 0, loadNacksOnly: 0, busy: 0, fired: 0, advisories: 0, purged: 0, repaired: 0, reactivated: 0 };
 
@@ -162,6 +173,7 @@ export class SsrNode {
     this.membership = new Membership(this.self, { suspectAfterMs: this.o.suspectAfterMs, failAfterMs }, this.clock.now());
     this.currentView = this.membership.view;
     this.router = new ConsistentHashRouter([this.name]);
+    this.reloadUnsorted = (opts.restore?.actives.length ?? 0) > 0;
     if (opts.restore) {
       // 2.22.1.1 / 2.22.1.2: everything reloaded from disk is suspect until the partners confirm it
       for (const a of opts.restore.actives) this.active.set({ a, suspect: true });
@@ -224,6 +236,27 @@ export class SsrNode {
     this.quiescing = true;
     while (this.idLocks.size > 0) await Promise.all([...this.idLocks.values()]);
     await this.flushReplication();
+    await this.confirmReplicas();
+  }
+
+  /**
+   * Before a save (2.16, 2.22.1): the reload keeps an active copy only if the buddy holds our replica of it, so the
+   * buddy's list is checked now and whatever it lacks (or holds at another version) is replicated again, with
+   * acknowledgement. An acknowledgement alone does not prove the replica is still there when the save happens.
+   */
+  private async confirmReplicas(): Promise<void> {
+    for (let round = 0; round < 3 && !this.stopped && this.o.replication; round++) {
+      const b = this.buddy;
+      if (!b) return;
+      const list = await this.versionList(b, 'replicas-of-mine');
+      if (!list) return; // a silent buddy: the reload will settle what it can by loads
+      if (this.buddy !== b) continue;
+      const have = new Map(list);
+      const missing = [...this.active.values()].filter((e) => !e.suspect && !e.transfer && have.get(e.a.id) !== e.a.version).map((e) => e.a);
+      if (!missing.length) return;
+      this.log?.warn({ buddy: b.name, artifacts: missing.length, ids: missing.slice(0, 5).map((a) => `${a.id}@${a.version}`) }, 'quiesce: the buddy lacked replicas of active copies; sent again');
+      for (let i = 0; i < missing.length; i += this.o.repairBatch) await this.replicate(missing.slice(i, i + this.o.repairBatch), true);
+    }
   }
 
   /** 2.15 planned shutdown: announce the departure (the others reshape at once) and stop. */
@@ -380,6 +413,7 @@ export class SsrNode {
   private async find(id: string, mode: 'get' | 'create'): Promise<ActiveEntry | undefined> {
     const e = this.active.get(id);
     if (e && e.transfer) throw new SsrBusy(`${id} is being moved to another instance`);
+    if (e && e.suspect && this.reloadUnsorted) throw new SsrBusy(`${id}: the copy reloaded from disk is not yet confirmed by the buddy`);
     if (!e && this.isArriving(id)) throw new SsrBusy(`${id} is being activated here`);
     if (e && !e.suspect) return e;
     const expatVersion = this.expat.get(id);
@@ -490,6 +524,8 @@ export class SsrNode {
       const p: PendingLoad = {
         awaited,
         missing,
+        viewId: this.currentView.id,
+        otherView: false,
         busy: false,
         found: [],
         ...(q.minVersion !== undefined ? { minVersion: q.minVersion } : {}),
@@ -512,7 +548,11 @@ export class SsrNode {
             if (!b || a.version > b.version) best.set(a.id, a);
           }
           // right after a reshape a member may not be in this view yet: "found nowhere" is not trusted then
-          const unavailable = p.missing || p.awaited.size > 0 || this.clock.now() - this.lastViewAt < this.o.suspectAfterMs;
+          // an answer from a member in another view (or a reshape here since the request): the expat lists of the
+          // view this copy would move in were made before it moved, so the home of the artifact would not know it
+          // exists here and could create a fresh version 1 beside it (2.13 find vs create)
+          const unavailable =
+            p.missing || p.awaited.size > 0 || this.clock.now() - this.lastViewAt < this.o.suspectAfterMs || p.otherView || this.currentView.id !== p.viewId;
           if (unavailable && q.id !== undefined) {
             // someone silent (or not yet in this young view) may hold a newer copy: nothing is taken, the copies
             // found are given back, and the caller retries (2.8: 503 during a temporary failure)
@@ -536,7 +576,7 @@ export class SsrNode {
       };
       const timer = this.clock.setTimeout(() => p.finish(), this.o.loadTimeoutMs);
       this.loads.set(req, p);
-      const m: SsrMessage = { t: 'load', from: this.key, req };
+      const m: SsrMessage = { t: 'load', from: this.key, req, viewId: p.viewId };
       if (q.id !== undefined) m.id = q.id;
       if (q.parentId !== undefined) m.parentId = q.parentId;
       if (q.minVersion !== undefined) m.minVersion = q.minVersion;
@@ -555,8 +595,8 @@ export class SsrNode {
       if (this.isArriving(id)) busy = true;
       const ae = this.active.get(id);
       if (ae) {
-        // 2.18.1: an actively locked copy answers busy
-        if (this.idLocks.has(id) || ae.transfer) busy = true;
+        // 2.18.1: an actively locked copy answers busy (and so does a reloaded copy the repair has not sorted yet)
+        if (this.idLocks.has(id) || ae.transfer || (ae.suspect && this.reloadUnsorted)) busy = true;
         else marked.push({ t: ae });
       }
       const re = this.replica.get(id);
@@ -566,7 +606,7 @@ export class SsrNode {
       }
     }
     if (busy) {
-      this.reply(m.from, { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'busy' });
+      this.reply(m.from, { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'busy', viewId: this.currentView.id });
       return;
     }
     for (const { t } of marked) {
@@ -575,7 +615,8 @@ export class SsrNode {
     }
     if (items.length) this.transfers.set(m.req, { ids: [...new Set(items.map((a) => a.id))], until });
     this.log?.debug({ req: m.req, id: m.id, parent: m.parentId, found: items.map((a) => `${a.id}@${a.version}`).slice(0, 4), busy }, 'load answered');
-    this.reply(m.from, items.length ? { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'found', items } : { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'nack' });
+    const viewId = this.currentView.id;
+    this.reply(m.from, items.length ? { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'found', items, viewId } : { t: 'loadr', from: this.key, to: m.from, req: m.req, result: 'nack', viewId });
   }
 
   private onLoadReply(m: Extract<SsrMessage, { t: 'loadr' }>): void {
@@ -589,6 +630,7 @@ export class SsrNode {
       return;
     }
     p.awaited.delete(m.from);
+    if (m.viewId !== undefined && m.viewId !== p.viewId) p.otherView = true;
     if (m.result === 'busy') p.busy = true;
     if (m.result === 'found') p.found.push({ from: m.from, items: m.items ?? [] });
     // every member's answer is awaited even once a sufficient version is in hand (2.13 version-aware would stop
@@ -606,16 +648,25 @@ export class SsrNode {
     this.log?.debug({ req: m.req, remove: m.remove, ids: t.ids.slice(0, 4) }, 'commit');
     this.transfers.delete(m.req);
     for (const id of t.ids) {
+      let gone: Artifact | undefined;
       const ae = this.active.get(id);
       if (ae?.transfer?.req === m.req) {
-        if (m.remove) this.dropActive(id);
-        else delete ae.transfer;
+        if (m.remove) {
+          this.dropActive(id);
+          gone = ae.a;
+        } else delete ae.transfer;
       }
       const re = this.replica.get(id);
       if (re?.transfer?.req === m.req) {
-        if (m.remove) this.dropReplica(id);
-        else delete re.transfer;
+        if (m.remove) {
+          this.dropReplica(id);
+          if (!gone || re.a.version > gone.version) gone = re.a;
+        } else delete re.transfer;
       }
+      // an artifact of this home taken by another instance (a reload's repair, an advisory or a read in a view
+      // that disagrees with ours) now lives elsewhere, and no expat list of this view says so: a create here must
+      // do the load round, or it would make a fresh version 1 beside it (2.13 find vs create)
+      if (gone && this.router.home(gone.homeHash) === this.name && (this.expat.get(id) ?? -1) < gone.version) this.expat.set(id, gone.version);
     }
   }
 
@@ -687,10 +738,13 @@ export class SsrNode {
   private onReplicate(m: Extract<SsrMessage, { t: 'rep' }>): void {
     for (const a of m.items) {
       const old = this.replica.get(a.id);
-      if (old && old.a.owner === a.owner && old.a.version > a.version && !old.transfer) continue;
+      // version-monotonic whoever sends it: a late replication from a former owner (or one that made a second,
+      // older active copy) must not overwrite a newer replica, which may be the only other copy of the artifact.
+      // A suspect copy reloaded from disk is no evidence of anything and is replaced.
+      if (old && !old.suspect && !old.transfer && old.a.version > a.version) continue;
       // a copy in transfer is replaced: the load's commit then finds no transfer on the new entry and keeps it
       if (old?.timer) this.clock.clearTimeout(old.timer);
-      const e: ReplicaEntry = { a, suspect: false };
+      const e: ReplicaEntry = { a, suspect: false, seq: m.seq };
       this.replica.set(e);
       this.armReplica(e);
     }
@@ -718,11 +772,21 @@ export class SsrNode {
     this.reply(m.from, { t: 'ack', from: this.key, to: m.from, seq: m.seq });
   }
 
-  /** 2.17 / 2.19: the former buddy drops the replicas it holds for this owner. */
+  /**
+   * 2.17 / 2.19: tells a former buddy (if still a member) to drop the replicas this instance sent it. The purge names
+   * the replication sequence number it covers: only replicas written by messages sent before it go, so a purge
+   * that meets the instance after it has become the buddy again never removes what was sent to it since.
+   */
+  private sendPurge(old: Member): void {
+    if (!this.currentView.members.some((m) => memberKey(m) === memberKey(old))) return;
+    this.sendTo(memberKey(old), { t: 'purge', from: this.key, to: memberKey(old), owner: this.key, beforeSeq: this.seqOut + 1 });
+  }
+
+  /** 2.17 / 2.19: the former buddy drops the replicas it holds for this owner (those written before the purge). */
   private onPurge(m: Extract<SsrMessage, { t: 'purge' }>): void {
     let n = 0;
     for (const e of [...this.replica.values()]) {
-      if (e.a.owner === m.owner && !e.transfer) {
+      if (e.a.owner === m.owner && !e.transfer && (m.beforeSeq === undefined || (e.seq ?? 0) < m.beforeSeq)) {
         this.dropReplica(e.a.id);
         n++;
       }
@@ -747,9 +811,11 @@ export class SsrNode {
         if (batch.length && !(await this.replicate(batch, true))) this.log?.warn({ buddy: nb.name }, 'repair batch not acknowledged');
       }
       this.counters.repaired += all.length;
-      if (old && this.currentView.members.some((m) => memberKey(m) === memberKey(old))) {
-        this.sendTo(memberKey(old), { t: 'purge', from: this.key, to: memberKey(old), owner: this.key });
-      }
+      // the buddy may have changed while the last batch waited for its acknowledgement (the new buddy failed, say,
+      // and the old one is the buddy again, with a repair of its own already on the wire): purging it now would
+      // drop the replicas that repair just sent, leaving one copy of everything this instance holds
+      if (this.stopped || !this.buddy || memberKey(this.buddy) !== memberKey(nb)) return;
+      if (old) this.sendPurge(old);
     } finally {
       this.repairs--;
     }
@@ -954,16 +1020,26 @@ export class SsrNode {
       const b = buddyOf(this.currentView, this.name);
       const confirmed: Artifact[] = [];
       if (b) {
-        const list = await this.versionList(b, 'replicas-of-mine');
+        // asked again if it does not come: without it the reloaded copies cannot be told from deleted ones
+        let list: IdVersion[] | undefined;
+        for (let i = 0; i < 3 && !list && !this.stopped; i++) list = await this.versionList(b, 'replicas-of-mine');
         if (list) {
           const have = new Map(list);
           const check: string[] = [];
+          const dropped: string[] = [];
           for (const e of [...this.active.values()]) {
             if (!e.suspect) continue;
-            // quiescence flushed replication before the save, so our replica has exactly the saved version
-            if (have.get(e.a.id) === e.a.version) check.push(e.a.id);
-            else this.dropActive(e.a.id);
+            // any replica of ours still on the buddy means nobody took the artifact (a reactivation or a delete loads
+            // every copy away): it is settled by a load. Not only at the saved version: a save whose replication was
+            // not yet acknowledged (a stalled buddy) holds a newer version than the replica, and the newer one wins.
+            if (have.has(e.a.id)) check.push(e.a.id);
+            else {
+              this.dropActive(e.a.id);
+              dropped.push(`${e.a.id}@${e.a.version}`);
+            }
           }
+          this.reloadUnsorted = false;
+          this.log?.info({ kept: check.length, dropped: dropped.length, ids: dropped.slice(0, 20) }, 'reloaded active copies the buddy holds no replica of were dropped');
           // what the buddy still holds is settled by a load request per artifact, as an access to a suspect copy
           // would (2.22.1.1): the highest version anywhere wins and every other copy goes, so a stale duplicate
           // that the buddy's list happens to match cannot come back as the active copy
@@ -993,6 +1069,8 @@ export class SsrNode {
           this.armActive(e);
         }
       }
+      // no buddy, or no list from it: the copies stay suspect and every access settles its id by a load
+      this.reloadUnsorted = false;
       for (let i = 0; i < confirmed.length; i += this.o.repairBatch) await this.replicate(confirmed.slice(i, i + this.o.repairBatch), true);
       const s = sourceOf(this.currentView, this.name);
       if (s) {
@@ -1022,6 +1100,28 @@ export class SsrNode {
     } finally {
       this.repairs--;
     }
+  }
+
+  /**
+   * This instance was declared failed by another and is back without a restart (2.9, 2.10 in the small: a stall
+   * longer than the failure time, or a short network split). Its artifacts may have been reactivated elsewhere while
+   * it was out of the view, so its active copies are treated as if reloaded from disk (2.22.1.1): dropped unless the
+   * buddy still holds a replica of them, else settled by a load, the highest version anywhere winning.
+   */
+  private onRejoined(m: Extract<SsrMessage, { t: 'rejoined' }>): void {
+    if (this.resettling || !this.readyFlag || this.quiescing) return;
+    this.log?.warn({ by: nameOfKey(m.from) }, 'declared failed while alive: active copies settled again with the partners');
+    this.resettling = true;
+    for (const e of this.active.values()) {
+      if (e.transfer) continue;
+      if (e.timer) this.clock.clearTimeout(e.timer);
+      delete e.timer;
+      e.suspect = true;
+    }
+    this.reloadUnsorted = true;
+    void this.repairFromPartners().finally(() => {
+      this.resettling = false;
+    });
   }
 
   private async versionList(m: Member, kind: 'replicas-of-mine' | 'actives'): Promise<IdVersion[] | undefined> {
@@ -1081,7 +1181,15 @@ export class SsrNode {
       const set = new Set(gone);
       for (const e of this.replica.values()) if (set.has(e.a.owner)) this.armReplica(e);
     }
-    for (const m of ev.joined) this.ownerGoneAt.delete(memberKey(m));
+    // every other member failed at once: most likely this instance stalled (its timers ran before the heartbeats
+    // waiting for it), so it is the one the others declared failed, not the reverse
+    if (ev.failed.length && ev.view.members.length === 1) this.aloneAt = now;
+    for (const m of ev.joined) {
+      // the same incarnation back after this instance declared it failed: it was alive all along (stalled, or cut
+      // off), and what this side reactivated of it meanwhile may now exist twice; it settles its copies
+      if (this.ownerGoneAt.has(memberKey(m)) && now - this.aloneAt > this.o.failAfterMs) this.sendTo(memberKey(m), { t: 'rejoined', from: this.key, to: memberKey(m) });
+      this.ownerGoneAt.delete(memberKey(m));
+    }
     const nb = buddyOf(ev.view, this.name);
     const old = this.buddy;
     if ((nb && memberKey(nb)) !== (old && memberKey(old))) {
@@ -1093,8 +1201,7 @@ export class SsrNode {
         w.resolve(false);
       }
       if (nb && this.o.repairUnderLoad && this.o.replication && this.readyFlag) void this.repairTo(nb, old);
-      else if (old && ev.view.members.some((m) => memberKey(m) === memberKey(old)))
-        this.sendTo(memberKey(old), { t: 'purge', from: this.key, to: memberKey(old), owner: this.key });
+      else if (old) this.sendPurge(old);
     }
     this.sendExpatLists();
   }
@@ -1135,6 +1242,8 @@ export class SsrNode {
         return this.onVersionList(m);
       case 'pull':
         return this.onPull(m);
+      case 'rejoined':
+        return this.onRejoined(m);
       case 'advr':
       case 'vlistr':
         this.rpcs.get(m.req)?.(m);
