@@ -45,6 +45,7 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
             await cb.callback(s);
           });
         },
+        accepted_op_id: () => -1,
         close: () => undefined,
       },
       { object_id: 'session', port: 1 },
