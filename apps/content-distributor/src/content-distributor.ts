@@ -171,6 +171,8 @@ export class ContentDistributor {
   private readonly opening = new Map<number, Promise<Aor>>();
   /** Sessions reactivated here from their SSR artifact, and the batches they sent to item processors again. */
   private readonly ssrCounters = { reactivated: 0, redispatchedBatches: 0, redispatchedOps: 0, redispatchLost: 0 };
+  /** Batches of reactivated sessions waiting for a processor: they go before new batches, as orphans do. */
+  private redispatchWaiting = 0;
 
   private constructor(private readonly opts: ContentDistributorOptions) {
     this.mw = opts.mw;
@@ -717,6 +719,7 @@ export class ContentDistributor {
       await this.drainOrphans();
       if (this.orphans.length) throw new ProcessorsBusy(`item processors are taking over the batches of a dead one; retry shortly`, { registered: this.pool.size });
     }
+    if (this.redispatchWaiting > 0) throw new ProcessorsBusy(`batches of a reactivated session are being dispatched again first; retry shortly`, { registered: this.pool.size });
     const inFlight: InFlightOperation[] = ops.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
     const tried = new Set<string>();
     // with session replication the batch goes into the session artifact, on the buddy, before any processor has it
@@ -974,51 +977,64 @@ export class ContentDistributor {
    * resubmits lost operations as its suggested action says).
    */
   private async redispatch(session: FeedingSession, batches: InFlightBatch[]): Promise<void> {
+    let left = batches.length;
+    this.redispatchWaiting += left;
+    try {
+      for (const b of batches) {
+        await this.redispatchOne(session, b);
+        left--;
+        this.redispatchWaiting--;
+      }
+    } finally {
+      this.redispatchWaiting -= left;
+    }
+  }
+
+  private async redispatchOne(session: FeedingSession, b: InFlightBatch): Promise<void> {
     const deadlineMs = this.opts.sessionReplication?.redispatchDeadlineMs ?? 60_000;
-    for (const b of batches) {
-      let batch: OperationSet;
-      try {
-        batch = decodeBatch(b);
-      } catch (err) {
-        this.log.error({ session: session.id, first: b.first, last: b.last, err: (err as Error).message }, 'in-flight batch of a reactivated session undecodable');
-        continue;
-      }
-      const ops: InFlightOperation[] = batch.operations.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
-      const deadline = Date.now() + deadlineMs;
-      for (let attempt = 0; ; attempt++) {
-        if (this.shuttingDown || this.sessions.get(session.id) !== session) return;
-        if (!session.inFlight.has(b.first)) break;
-        let taken: ProcessorEntry | undefined;
-        const tried = new Set<string>();
-        for (;;) {
-          const p = this.pool.pickFree(tried);
-          if (!p) break;
-          tried.add(p.name);
-          this.pool.assign(p, session.id, ops, batch);
-          this.leaseOf(p.name).start(p.leaseMs);
-          const outcome = await this.handOver(p, session, batch).catch((err: Error) => {
-            this.log.warn({ procserver: p.name, err: err.message }, 'batch of a reactivated session not taken');
-            return 'retry' as const;
-          });
-          if (outcome === 'taken') {
-            taken = p;
-            break;
-          }
-        }
-        if (taken) {
-          this.ssrCounters.redispatchedBatches++;
-          this.ssrCounters.redispatchedOps += ops.length;
-          this.log.warn({ session: session.id, procserver: taken.name, first: b.first, last: b.last, ops: ops.length }, 'in-flight batch of a reactivated session dispatched again');
-          session.callbacks?.send(new OperationStatusInfo({ first_op_id: b.first, last_op_id: b.last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }));
+    let batch: OperationSet;
+    try {
+      batch = decodeBatch(b);
+    } catch (err) {
+      this.log.error({ session: session.id, first: b.first, last: b.last, err: (err as Error).message }, 'in-flight batch of a reactivated session undecodable');
+      return;
+    }
+    const ops: InFlightOperation[] = batch.operations.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
+    const deadline = Date.now() + deadlineMs;
+    for (let attempt = 0; ; attempt++) {
+      if (this.shuttingDown || this.sessions.get(session.id) !== session) return;
+      // reported processed or lost meanwhile (by a processor that had the original)
+      if (!session.inFlight.has(b.first)) return;
+      let taken: ProcessorEntry | undefined;
+      const tried = new Set<string>();
+      for (;;) {
+        const p = this.pool.pickFree(tried);
+        if (!p) break;
+        tried.add(p.name);
+        this.pool.assign(p, session.id, ops, batch);
+        this.leaseOf(p.name).start(p.leaseMs);
+        const outcome = await this.handOver(p, session, batch).catch((err: Error) => {
+          this.log.warn({ procserver: p.name, err: err.message }, 'batch of a reactivated session not taken');
+          return 'retry' as const;
+        });
+        if (outcome === 'taken') {
+          taken = p;
           break;
         }
-        if (Date.now() > deadline) {
-          this.ssrCounters.redispatchLost++;
-          await this.reportLost(ops, `no item processor took a batch of reactivated session ${session.id} within ${deadlineMs} ms`);
-          break;
-        }
-        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 500 }));
       }
+      if (taken) {
+        this.ssrCounters.redispatchedBatches++;
+        this.ssrCounters.redispatchedOps += ops.length;
+        this.log.warn({ session: session.id, procserver: taken.name, first: b.first, last: b.last, ops: ops.length }, 'in-flight batch of a reactivated session dispatched again');
+        session.callbacks?.send(new OperationStatusInfo({ first_op_id: b.first, last_op_id: b.last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }));
+        break;
+      }
+      if (Date.now() > deadline) {
+        this.ssrCounters.redispatchLost++;
+        await this.reportLost(ops, `no item processor took a batch of reactivated session ${session.id} within ${deadlineMs} ms`);
+        break;
+      }
+      await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 200 }));
     }
   }
 

@@ -1,6 +1,7 @@
 import { SystemResourceError } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { hashKey, SsrError, type Artifact, type SsrNode } from '@esp/ssr';
+import { backoffDelay, sleep } from '@esp/timers';
 import { decodeSessionArtifact, encodeSessionArtifact, sessionArtifactId, type SessionArtifact } from './session-artifact';
 
 export interface SessionStoreOptions {
@@ -12,6 +13,11 @@ export interface SessionStoreOptions {
    * and sends the batches again (SSR 2.14).
    */
   inFlightTimerMs: number;
+  /**
+   * SSR answers busy / unavailable for a moment around a reshape (a distributor joining or failing): retried here
+   * for this long (default 3000 ms) before the caller gets a retryable system_resource_error.
+   */
+  retryMs?: number;
   clock?: () => number;
 }
 
@@ -24,7 +30,7 @@ export class SessionStore {
   private readonly writes = new Map<number, { chain: Promise<void>; queued: Promise<void> | undefined }>();
   private readonly now: () => number;
   /** Saves that reached the SSR node (coalesced ones count once) and the bytes they carried. */
-  readonly counters = { saves: 0, bytes: 0, loads: 0, notAcked: 0 };
+  readonly counters = { saves: 0, bytes: 0, loads: 0, notAcked: 0, ssrRetries: 0 };
 
   constructor(private readonly o: SessionStoreOptions) {
     this.now = o.clock ?? Date.now;
@@ -61,11 +67,7 @@ export class SessionStore {
     const body = encodeSessionArtifact(s);
     this.counters.saves++;
     this.counters.bytes += body.length;
-    try {
-      await this.o.node.put(sessionArtifactId(s.id), body, { nextFire: s.inFlight.length ? this.now() + this.o.inFlightTimerMs : null });
-    } catch (err) {
-      throw toRetryable(err, s.id);
-    }
+    await this.retrying(s.id, () => this.o.node.put(sessionArtifactId(s.id), body, { nextFire: s.inFlight.length ? this.now() + this.o.inFlightTimerMs : null }));
     // put waits for the buddy's acknowledgement, but resolves also when it timed out: ask again, so that no batch is
     // acknowledged to the client with one copy of it
     if (!(await this.o.node.flushReplication())) {
@@ -77,13 +79,21 @@ export class SessionStore {
   /** The session's artifact: active here, or reactivated from a replica / migrated from another instance (2.13). */
   async load(id: number): Promise<SessionArtifact | undefined> {
     this.counters.loads++;
-    let a: Artifact | undefined;
-    try {
-      a = await this.o.node.get(sessionArtifactId(id));
-    } catch (err) {
-      throw toRetryable(err, id);
-    }
+    const a: Artifact | undefined = await this.retrying(id, () => this.o.node.get(sessionArtifactId(id)));
     return a ? decodeSessionArtifact(a.body) : undefined;
+  }
+
+  private async retrying<T>(id: number, op: () => Promise<T>): Promise<T> {
+    const deadline = this.now() + (this.o.retryMs ?? 3000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await op();
+      } catch (err) {
+        if (!(err instanceof SsrError) || !err.retryable || this.now() > deadline) throw toRetryable(err, id);
+        this.counters.ssrRetries++;
+        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 250, jitter: true }));
+      }
+    }
   }
 
   async remove(id: number): Promise<void> {
