@@ -15,7 +15,10 @@ const N = 1500;
 const doc = (i: number): FeedDocument => ({ id: `fo-${i}`, attributes: { title: `failover ${i}`, body: `text of document ${i}`, content_type: 'text/plain' } });
 
 /**
- * Name server, indexer, three content distributors and three item processors as separate processes. The first
+ * Session replication off (--session-replication off): the behaviour without it, where a session dies with its
+ * distributor and the client sends again every operation without a final status (session-replication-failover.e2e
+ * shows the same kill with it). Name server, indexer, three content distributors and three item processors as
+ * separate processes. The first
  * distributor starts alone, so it is master, and the item processors and the client's session are all on it; then
  * the two backups start. Killing the master then takes the session and every processor's handler with it.
  */
@@ -32,7 +35,7 @@ describe('content distributor failover under a continuous feed (MS-FSCDFT 3, sep
     return s;
   };
   const distributor = (node: number) =>
-    svc('apps/content-distributor/src/main.ts', ['--node-id', String(node), '--collections', 'fo', '--ping-interval-ms', String(PING_MS), '--check-master-ms', String(PING_MS), '--heartbeat-ms', '250']);
+    svc('apps/content-distributor/src/main.ts', ['--node-id', String(node), '--collections', 'fo', '--ping-interval-ms', String(PING_MS), '--check-master-ms', String(PING_MS), '--heartbeat-ms', '250', '--session-replication', 'off']);
 
   beforeAll(async () => {
     ns = await NatsServer.start();
@@ -91,6 +94,8 @@ describe('content distributor failover under a continuous feed (MS-FSCDFT 3, sep
     expect(stats.failovers).toBeGreaterThanOrEqual(1);
     // the operations held by item processors of the dead master were sent again and still ended once each
     expect(stats.resentAfterFailover).toBeGreaterThanOrEqual(50);
+    // without session replication the new session holds nothing: acknowledged operations are among those sent again
+    expect(stats.acknowledgedResent).toBeGreaterThanOrEqual(50);
     expect(outcomes.size).toBe(N);
     for (let i = 0; i < N; i++) expect(outcomes.get(`fo-${i}`)?.kind).toBe('completed');
     // the item processors found the new distributors (MS-FSDPD 3.4.6): the idle ones because their procserver_handler
