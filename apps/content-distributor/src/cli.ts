@@ -26,6 +26,9 @@ Options:
                           batch is acknowledged once the session holding it is on a second distributor, and the
                           sessions of a distributor that dies go on elsewhere without the client sending
                           acknowledged operations again (default: on)
+  --session-timer-ms <n>  with session replication: the timer of a session with batches in flight; when its
+                          distributor is dead and no client call comes, the replica's timer (this plus the SSR
+                          grace) makes the session's home reactivate it (default: 10000)
   --wait                  keep retrying until NATS is reachable
   -h, --help              show this help
 `;
@@ -44,6 +47,7 @@ export interface DistributorCli {
   pingIntervalMs: number;
   checkMasterMs: number;
   sessionReplication: boolean;
+  sessionTimerMs: number;
   wait: boolean;
 }
 
@@ -66,6 +70,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'ping-interval-ms': { type: 'string' },
       'check-master-ms': { type: 'string' },
       'session-replication': { type: 'string' },
+      'session-timer-ms': { type: 'string' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -81,7 +86,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const liveness = integerOption('liveness', values.liveness, 3, 1, 1000);
   const pingIntervalMs = integerOption('ping-interval-ms', values['ping-interval-ms'], 5000, 10, 600_000);
   const checkMasterMs = integerOption('check-master-ms', values['check-master-ms'], 5000, 10, 600_000);
-  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs]) if (typeof v === 'string') return { kind: 'error', message: v };
+  const sessionTimerMs = integerOption('session-timer-ms', values['session-timer-ms'], 10_000, 100, 3_600_000);
+  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs, sessionTimerMs]) if (typeof v === 'string') return { kind: 'error', message: v };
   const configService = values['config-service'] ?? false;
   const ssr = values['session-replication'] ?? 'on';
   if (ssr !== 'on' && ssr !== 'off') return { kind: 'error', message: `--session-replication must be on or off, not "${ssr}"` };
@@ -99,5 +105,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   }
   if (collections.size === 0 && !configService) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', wait: values.wait ?? false };
+  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, wait: values.wait ?? false };
 }

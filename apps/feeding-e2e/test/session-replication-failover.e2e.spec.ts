@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FeedingClient, type FeedDocument } from '@esp/content-client';
+import { FeedingClient, toOperation, type FeedDocument } from '@esp/content-client';
+import { GuaranteeSet, OperationSet, OperationState, type OperationStatusInfo } from '@esp/codecs';
+import { DISPATCHER_NAME, operationCallbackInterface, processingSessionInterface, ProcessorsBusy, sessionFactoryInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer, waitFor } from '@esp/testing';
@@ -33,7 +35,7 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (issue #
     return s;
   };
   const distributor = (node: number) =>
-    svc('apps/content-distributor/src/main.ts', ['--node-id', String(node), '--collections', 'sr', '--ping-interval-ms', String(PING_MS), '--check-master-ms', String(PING_MS), '--heartbeat-ms', '250']);
+    svc('apps/content-distributor/src/main.ts', ['--node-id', String(node), '--collections', 'sr', '--ping-interval-ms', String(PING_MS), '--check-master-ms', String(PING_MS), '--heartbeat-ms', '250', '--session-timer-ms', '1500']);
 
   beforeAll(async () => {
     ns = await NatsServer.start();
@@ -102,5 +104,46 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (issue #
     expect(outcomes.size).toBe(N);
     for (let i = 0; i < N; i++) expect(outcomes.get(`sr-${i}`)?.kind).toBe('completed');
     await feeding.close();
+  }, 180_000);
+
+  it('no client call after the kill: the replica timer makes the home reactivate the session, which sends its batch in flight again; each operation gets one final', async () => {
+    const alive = [cds[1], cds[2]] as [ChildService, ChildService];
+    const finals: OperationStatusInfo[] = [];
+    const cb = await client.activate(operationCallbackInterface, { callback: (st) => void (st.state === OperationState.completed && st.subsystem === 'indexing' && finals.push(st)) }, { object_id: 'timer-test-callback', port: 0 });
+    const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
+    const sid = 424_242;
+    const aor = await factory.create_session(sid, 'sr', cb.aor, new GuaranteeSet({ guarantees: [] }), 0);
+    const holder = alive.find((d) => d.logs.some((l) => l['msg'] === 'session created' && l['session'] === sid));
+    expect(holder, 'a distributor created the session').toBeDefined();
+    const survivor = alive.find((d) => d !== holder) as ChildService;
+    // one slow batch (documents sr-500 to sr-549, 3 s); accepted = in the artifact on the buddy, with an item processor
+    const batch = new OperationSet({ completed_op_id: 0, operations: Array.from({ length: BATCH }, (_, i) => toOperation(i + 1, doc(500 + i))) });
+    const session = client.proxy(processingSessionInterface, aor, { timeoutMs: 10_000 });
+    await waitFor(
+      () =>
+        session.process(batch).then(
+          () => true,
+          (err: unknown) => {
+            if (err instanceof ProcessorsBusy) return false;
+            throw err;
+          },
+        ),
+      { what: 'the batch accepted', timeoutMs: 30_000, intervalMs: 50 },
+    );
+    const killedAt = Date.now();
+    await holder!.kill();
+    // nobody calls the session: its replica's timer (1.5 s + SSR grace 3 s) sends a load advisory to the home
+    await waitFor(() => survivor.logs.some((l) => l['msg'] === 'session reactivated from its replica' && l['session'] === sid), { what: 'the session reactivated by its timer', timeoutMs: 30_000 });
+    const reactivatedMs = Date.now() - killedAt;
+    const r = survivor.logs.find((l) => l['msg'] === 'session reactivated from its replica' && l['session'] === sid)!;
+    expect(r).toMatchObject({ accepted: BATCH, batches: 1, first: 1, last: BATCH });
+    await waitFor(() => survivor.logs.some((l) => l['msg'] === 'in-flight batch of a reactivated session dispatched again' && l['session'] === sid), { what: 'the batch dispatched again', timeoutMs: 60_000 });
+    // finals reach the client's callback (the indexer's recreate points there); the copy adds none
+    const finalIds = () => finals.flatMap((st) => Array.from({ length: st.last_op_id - st.first_op_id + 1 }, (_, i) => st.first_op_id + i));
+    await waitFor(() => finalIds().length >= BATCH, { what: 'a final for every operation', timeoutMs: 60_000 });
+    await new Promise((res) => setTimeout(res, 4000)); // a copy, were it final again, would come now
+    process.stdout.write(`timer reactivation ${reactivatedMs} ms after the kill; ${JSON.stringify(r)}\n`);
+    expect(finalIds().sort((a, b) => a - b)).toEqual(Array.from({ length: BATCH }, (_, i) => i + 1));
+    await client.deactivate(cb);
   }, 180_000);
 });
