@@ -113,8 +113,8 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (issue #
     const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
     const sid = 424_242;
     const aor = await factory.create_session(sid, 'sr', cb.aor, new GuaranteeSet({ guarantees: [] }), 0);
-    const holder = alive.find((d) => d.logs.some((l) => l['msg'] === 'session created' && l['session'] === sid));
-    expect(holder, 'a distributor created the session').toBeDefined();
+    // (its log line may come a moment after the answer)
+    const holder = await waitFor(() => alive.find((d) => d.logs.some((l) => l['msg'] === 'session created' && l['session'] === sid)), { what: 'the distributor that created the session', timeoutMs: 5000 });
     const survivor = alive.find((d) => d !== holder) as ChildService;
     // one slow batch (documents sr-500 to sr-549, 3 s); accepted = in the artifact on the buddy, with an item processor
     const batch = new OperationSet({ completed_op_id: 0, operations: Array.from({ length: BATCH }, (_, i) => toOperation(i + 1, doc(500 + i))) });
@@ -131,7 +131,7 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (issue #
       { what: 'the batch accepted', timeoutMs: 30_000, intervalMs: 50 },
     );
     const killedAt = Date.now();
-    await holder!.kill();
+    await holder.kill();
     // nobody calls the session: its replica's timer (1.5 s + SSR grace 3 s) sends a load advisory to the home
     await waitFor(() => survivor.logs.some((l) => l['msg'] === 'session reactivated from its replica' && l['session'] === sid), { what: 'the session reactivated by its timer', timeoutMs: 30_000 });
     const reactivatedMs = Date.now() - killedAt;
