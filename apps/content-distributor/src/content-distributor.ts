@@ -103,7 +103,12 @@ interface FeedingSession {
   callback: Aor | undefined;
   /** With session replication: batches accepted and not yet reported processed, by first operation id. */
   inFlight: Map<number, InFlightBatch>;
+  /** A save nobody waits for, deferred so that the next acknowledged save (the next batch) carries it. */
+  lazySave?: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** How long a save nobody waits for may wait for the next acknowledged one to carry it. */
+const LAZY_SAVE_MS = 200;
 
 /** get_load of a node without a live item processor: the highest long, so no session is placed there while another can feed. */
 const NO_PROCESSORS_LOAD = 2 ** 31 - 1;
@@ -925,13 +930,26 @@ export class ContentDistributor {
   }
 
   private saveSession(s: FeedingSession): Promise<void> {
+    if (s.lazySave) {
+      clearTimeout(s.lazySave);
+      s.lazySave = undefined;
+    }
     return this.store ? this.store.save(s.id, () => this.artifactOf(s)) : Promise.resolve();
   }
 
-  /** A save nobody waits for (a batch left the distributor's hands): a failure only means a harmless copy later. */
+  /**
+   * A save nobody waits for (a batch left the distributor's hands, or was refused): a stale artifact only means a
+   * harmless copy after a death. Deferred by LAZY_SAVE_MS: under a steady feed the next batch's save carries it, which
+   * halves the SSR writes (bench:ssr-feed).
+   */
   private saveSessionLater(s: FeedingSession): void {
-    if (!this.store || !this.sessions.has(s.id)) return;
-    this.saveSession(s).catch((err: Error) => this.log.debug({ session: s.id, err: err.message }, 'session artifact not updated'));
+    if (!this.store || s.lazySave) return;
+    s.lazySave = setTimeout(() => {
+      s.lazySave = undefined;
+      if (this.sessions.get(s.id) !== s) return;
+      this.saveSession(s).catch((err: Error) => this.log.debug({ session: s.id, err: err.message }, 'session artifact not updated'));
+    }, LAZY_SAVE_MS);
+    s.lazySave.unref?.();
   }
 
   /** Batches within [first, last] are with the indexer now (processed) or reported lost: out of the artifact. */
@@ -1043,6 +1061,7 @@ export class ContentDistributor {
     if (!s) return;
     this.sessions.delete(id);
     s.callbacks?.close();
+    if (s.lazySave) clearTimeout(s.lazySave);
     await this.store?.remove(id);
     await this.mw.deactivate(s.object);
     try {

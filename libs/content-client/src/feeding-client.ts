@@ -179,7 +179,18 @@ export class FeedingClient {
       { callback: (status) => this.onCallback(status) },
       { object_id: `feed-callback-${randomUUID()}`, port: 0 },
     );
-    this.useSession(await this.openSession());
+    // a master in the middle of its claim answers server_busy, a distributor whose session replication is reshaping
+    // system_resource_error: both say "retry shortly", and a client started with the chain should not fail for it
+    const deadline = Date.now() + (this.opts.timeoutMs ?? 30_000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.useSession(await this.openSession());
+        break;
+      } catch (err) {
+        if ((err as { retryable?: boolean }).retryable !== true || Date.now() > deadline) throw err;
+        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 500, jitter: true }));
+      }
+    }
     this.opts.log.info({ session: this.sessionId, collection: this.opts.collection }, 'feeding session open');
     this.watch();
   }
