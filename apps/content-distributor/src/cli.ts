@@ -21,6 +21,14 @@ Options:
   --ping-interval-ms <n>  check-for-master timer of a backup: __ping of the master, MS-FSCDFT 3.4.2 (default: 5000);
                           three failures in a row and the backup takes over
   --check-master-ms <n>   check-master-status timer of the master, MS-FSCDFT 3.3.2 (default: 5000)
+  --session-replication <on|off>
+                          keep feeding sessions in session replication (SSR, ack mode, cluster "feeding"): a
+                          batch is acknowledged once the session holding it is on a second distributor, and the
+                          sessions of a distributor that dies go on elsewhere without the client sending
+                          acknowledged operations again (default: on)
+  --session-timer-ms <n>  with session replication: the timer of a session with batches in flight; when its
+                          distributor is dead and no client call comes, the replica's timer (this plus the SSR
+                          grace) makes the session's home reactivate it (default: 10000)
   --wait                  keep retrying until NATS is reachable
   -h, --help              show this help
 `;
@@ -38,6 +46,8 @@ export interface DistributorCli {
   liveness: number;
   pingIntervalMs: number;
   checkMasterMs: number;
+  sessionReplication: boolean;
+  sessionTimerMs: number;
   wait: boolean;
 }
 
@@ -59,6 +69,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       liveness: { type: 'string' },
       'ping-interval-ms': { type: 'string' },
       'check-master-ms': { type: 'string' },
+      'session-replication': { type: 'string' },
+      'session-timer-ms': { type: 'string' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -74,8 +86,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const liveness = integerOption('liveness', values.liveness, 3, 1, 1000);
   const pingIntervalMs = integerOption('ping-interval-ms', values['ping-interval-ms'], 5000, 10, 600_000);
   const checkMasterMs = integerOption('check-master-ms', values['check-master-ms'], 5000, 10, 600_000);
-  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs]) if (typeof v === 'string') return { kind: 'error', message: v };
+  const sessionTimerMs = integerOption('session-timer-ms', values['session-timer-ms'], 10_000, 100, 3_600_000);
+  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs, sessionTimerMs]) if (typeof v === 'string') return { kind: 'error', message: v };
   const configService = values['config-service'] ?? false;
+  const ssr = values['session-replication'] ?? 'on';
+  if (ssr !== 'on' && ssr !== 'off') return { kind: 'error', message: `--session-replication must be on or off, not "${ssr}"` };
   const collections = new Set((values.collections ?? (values.config || configService ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
   if (values.config) {
     try {
@@ -90,5 +105,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   }
   if (collections.size === 0 && !configService) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, wait: values.wait ?? false };
+  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, wait: values.wait ?? false };
 }

@@ -31,6 +31,7 @@ import {
 import type { Logger } from '@esp/logging';
 import { BadParameter, CallTimeout, ObjectNotExist, ServerBusy, type Middleware, type ServerObject, type SystemException } from '@esp/middleware';
 import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, livenessSubject, parsePppMessage, PppFrameError } from '@esp/ppp';
+import { NatsSsrTransport, SsrNode, type Artifact } from '@esp/ssr';
 import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
 import { CallbackSender } from './callback-sender';
 import { fixedCollections, type CollectionHolder } from './collection-holder';
@@ -39,6 +40,8 @@ import { ProcessorLiveness } from './liveness';
 import { lostOperationSets } from './lost-operations';
 import { docIdOf } from './operation-ids';
 import { ProcessorPool, type InFlightOperation, type ProcessorEntry } from './processor-pool';
+import { batchesToRedispatch, decodeBatch, decodeSessionArtifact, encodeBatch, type InFlightBatch, type SessionArtifact } from './session-artifact';
+import { SessionStore } from './session-store';
 
 export interface ContentDistributorOptions {
   mw: Middleware;
@@ -68,6 +71,24 @@ export interface ContentDistributorOptions {
   checkMasterMs?: number;
   /** Deadline of one __ping of the master (default: the ping interval, at least 250 ms). */
   pingTimeoutMs?: number;
+  /**
+   * Feeding sessions in session replication (issue #8; README "Feeding sessions in SSR"): every distributor runs an
+   * SSR instance in ack mode and acknowledges a batch only once the session artifact holding it is on the buddy.
+   * Undefined: off (a session lives and dies with its distributor; the client resends what has no final status).
+   */
+  sessionReplication?: SessionReplicationOptions;
+}
+
+export interface SessionReplicationOptions {
+  /** SSR cluster name (default "feeding"): the distributors of one system. */
+  cluster?: string;
+  /** SSR heartbeat (default 200 ms); a silent distributor is failed after failAfterMs (default 1500 ms). */
+  heartbeatMs?: number;
+  failAfterMs?: number;
+  /** Replica timer of a session with batches in flight (default 10 s): reactivation without a client call. */
+  inFlightTimerMs?: number;
+  /** How long batches of a reactivated session wait for a free item processor before they are reported lost (60 s). */
+  redispatchDeadlineMs?: number;
 }
 
 interface FeedingSession {
@@ -78,7 +99,16 @@ interface FeedingSession {
   object: ServerObject<typeof processingSessionInterface>;
   lastAcceptedOpId: number;
   completedOpId: number;
+  /** The client's operation_callback as given at creation (kept in the session artifact). */
+  callback: Aor | undefined;
+  /** With session replication: batches accepted and not yet reported processed, by first operation id. */
+  inFlight: Map<number, InFlightBatch>;
+  /** A save nobody waits for, deferred so that the next acknowledged save (the next batch) carries it. */
+  lazySave?: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** How long a save nobody waits for may wait for the next acknowledged one to carry it. */
+const LAZY_SAVE_MS = 200;
 
 /** get_load of a node without a live item processor: the highest long, so no session is placed there while another can feed. */
 const NO_PROCESSORS_LOAD = 2 ** 31 - 1;
@@ -140,6 +170,14 @@ export class ContentDistributor {
   /** session_factory is bound to us by a claim that has not finished yet. */
   private claimBound = false;
   private claimActsAtOnce = false;
+  /** Feeding sessions in SSR; undefined when session replication is off. */
+  private store: SessionStore | undefined;
+  /** Session opens (create / recreate / reactivation) under way, by id: one at a time per session. */
+  private readonly opening = new Map<number, Promise<Aor>>();
+  /** Sessions reactivated here from their SSR artifact, and the batches they sent to item processors again. */
+  private readonly ssrCounters = { reactivated: 0, redispatchedBatches: 0, redispatchedOps: 0, redispatchLost: 0 };
+  /** Batches of reactivated sessions waiting for a processor: they go before new batches, as orphans do. */
+  private redispatchWaiting = 0;
 
   private constructor(private readonly opts: ContentDistributorOptions) {
     this.mw = opts.mw;
@@ -221,6 +259,7 @@ export class ContentDistributor {
       throw new AlreadyBound(`another content distributor already serves node id ${this.opts.nodeId} on ${this.mw.host}, base port ${this.opts.basePort}; give this one another --node-id or --base-port`);
     }
     this.unsubscribeLiveness = await this.mw.bus.subscribe(livenessSubject(this.opts.nodeId), (m) => this.onLivenessMessage(m.data));
+    if (this.opts.sessionReplication) await this.startSessionReplication(this.opts.sessionReplication);
     // answer only while the election admits us as master (a stale master answers object_not_exist at once)
     // (between our bind of session_factory and the end of the claim a backup that resolves us gets server_busy, not
     // object_not_exist, or it would unbind the binding we just made)
@@ -475,6 +514,7 @@ export class ContentDistributor {
           // the processor could not hand the batch to indexing: those operations are lost (the indexer arbitrates)
           void this.reportLost(done, `item processor ${name} could not submit to indexing`);
         }
+        if (session && done.length) this.forgetInFlight(session, status.first_op_id, status.last_op_id);
         session?.callbacks?.send(status);
         if (this.orphans.length) void this.drainOrphans();
       },
@@ -638,6 +678,8 @@ export class ContentDistributor {
       }
       this.log.warn({ session: sessionId, ops: set.operations.length, first: set.operations[0]?.id, why }, 'reporting operations lost');
       await this.sendToIndexer(session, set);
+      const ids = set.operations.map((o) => o.id);
+      if (ids.length) this.forgetInFlight(session, Math.min(...ids), Math.max(...ids));
     }
   }
 
@@ -682,16 +724,40 @@ export class ContentDistributor {
       await this.drainOrphans();
       if (this.orphans.length) throw new ProcessorsBusy(`item processors are taking over the batches of a dead one; retry shortly`, { registered: this.pool.size });
     }
+    if (this.redispatchWaiting > 0) throw new ProcessorsBusy(`batches of a reactivated session are being dispatched again first; retry shortly`, { registered: this.pool.size });
     const inFlight: InFlightOperation[] = ops.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
     const tried = new Set<string>();
-    for (;;) {
-      const p = this.pool.pickFree(tried);
-      if (!p) throw new ProcessorsBusy(`no free item processor (${this.pool.size} registered, ${this.pool.inFlightBatches} busy); retry shortly`, { registered: this.pool.size });
-      tried.add(p.name);
-      this.pool.assign(p, session.id, inFlight, batch);
-      this.leaseOf(p.name).start(p.leaseMs);
-      const outcome = await this.handOver(p, session, batch);
-      if (outcome === 'taken') break;
+    // with session replication the batch goes into the session artifact, on the buddy, before any processor has it
+    // and before the client hears it was accepted: from then on no distributor death can lose it
+    let stored: InFlightBatch | undefined;
+    try {
+      for (;;) {
+        const p = this.pool.pickFree(tried);
+        if (!p) throw new ProcessorsBusy(`no free item processor (${this.pool.size} registered, ${this.pool.inFlightBatches} busy); retry shortly`, { registered: this.pool.size });
+        tried.add(p.name);
+        this.pool.assign(p, session.id, inFlight, batch);
+        if (this.store && !stored) {
+          stored = encodeBatch(batch);
+          session.inFlight.set(stored.first, stored);
+          try {
+            await this.saveSession(session);
+          } catch (err) {
+            this.pool.release(p);
+            throw err;
+          }
+        }
+        this.leaseOf(p.name).start(p.leaseMs);
+        const outcome = await this.handOver(p, session, batch);
+        if (outcome === 'taken') break;
+      }
+    } catch (err) {
+      if (stored && session.inFlight.get(stored.first) === stored) {
+        // refused: nothing of it was accepted. Should this distributor die before the artifact says so, the new home
+        // sends the batch once more, which the indexer's arbitration makes harmless
+        session.inFlight.delete(stored.first);
+        this.saveSessionLater(session);
+      }
+      throw err;
     }
     session.lastAcceptedOpId = prev;
     session.completedOpId = Math.max(session.completedOpId, batch.completed_op_id);
@@ -734,7 +800,18 @@ export class ContentDistributor {
 
   // ---- sessions: dispatcher_node (MS-FSCDFT 3.5.4) and session_factory (forwarding, ours) ----
 
-  private async createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate = false): Promise<Aor> {
+  /** One open at a time per session id: a client's re-open and the session's replica timer may race for it. */
+  private createSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate = false): Promise<Aor> {
+    const prev = this.opening.get(id) ?? Promise.resolve(undefined as unknown as Aor);
+    const next = prev.catch(() => undefined).then(() => this.openSessionHere(id, collection, callback, external, recreate));
+    this.opening.set(id, next);
+    void next.catch(() => undefined).finally(() => {
+      if (this.opening.get(id) === next) this.opening.delete(id);
+    });
+    return next;
+  }
+
+  private async openSessionHere(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate: boolean): Promise<Aor> {
     if (!(await this.collections.has(collection))) {
       throw new UnknownCollection(`collection "${collection}" is not configured (known: ${this.collections.names().join(', ') || 'none'})`, { collection });
     }
@@ -745,25 +822,37 @@ export class ContentDistributor {
       if (callback && existing.callbacks?.callback.object_id !== callback.object_id) {
         existing.callbacks?.close();
         existing.callbacks = new CallbackSender(this.mw, callback, this.log.child({ session: id }));
+        existing.callback = callback;
+        if (this.store) await this.saveSession(existing);
       }
       return existing.object.aor;
     }
+    // with session replication: the session may have lived on a distributor that died; its artifact (here, on a
+    // replica, or on another instance) is reactivated here by a load request (SSR 2.13, lazy reactivation)
+    const saved = this.store ? await this.store.load(id) : undefined;
+    if (saved && saved.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${saved.collection}"`, { session: id });
     const { proxy: factory } = await this.mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
-    const sink = callback ?? this.callbackSink;
+    const clientCallback = callback ?? saved?.callback;
+    const sink = clientCallback ?? this.callbackSink;
     if (!sink) throw new SystemResourceError('content distributor is not started');
     // 3.5.4.1-3.5.4.3: create_session and create call the indexer's create, recreate its recreate (which takes over
-    // the session's callbacks: a recreate carries no callback of its own, so they come to this node)
-    const coreSession = recreate ? await factory.recreate(id, collection, sink) : await factory.create(id, collection, sink);
+    // the session's callbacks: a recreate carries no callback of its own, so they come to this node). A reactivated
+    // session is a recreate: the indexer's outbox then delivers the finals it still owes to the client's callback.
+    const coreSession = recreate || saved ? await factory.recreate(id, collection, sink) : await factory.create(id, collection, sink);
     const port = this.opts.basePort + (external ? EXTERNAL_SESSION_PORT_OFFSET : INTERNAL_PORT_OFFSET);
     const session: FeedingSession = {
       id,
       collection,
-      callbacks: callback ? new CallbackSender(this.mw, callback, this.log.child({ session: id })) : undefined,
+      callbacks: clientCallback ? new CallbackSender(this.mw, clientCallback, this.log.child({ session: id })) : undefined,
       coreSession,
       object: undefined as unknown as ServerObject<typeof processingSessionInterface>,
-      lastAcceptedOpId: -1,
-      completedOpId: 0,
+      lastAcceptedOpId: saved?.lastAcceptedOpId ?? -1,
+      completedOpId: saved?.completedOpId ?? 0,
+      callback: clientCallback,
+      inFlight: new Map(),
     };
+    const again = saved ? batchesToRedispatch(saved) : [];
+    for (const b of again) session.inFlight.set(b.first, b);
     session.object = await this.activate(
       processingSessionInterface,
       {
@@ -771,6 +860,11 @@ export class ContentDistributor {
           const s = this.sessions.get(id);
           if (!s) throw new UnknownSession(`session ${id} is closed`);
           return this.dispatch(s, batch);
+        },
+        accepted_op_id: () => {
+          const s = this.sessions.get(id);
+          if (!s) throw new UnknownSession(`session ${id} is closed`);
+          return s.lastAcceptedOpId;
         },
         // the close call is in flight on this very object, which deactivation drains: finish after replying
         close: () => {
@@ -782,8 +876,184 @@ export class ContentDistributor {
       port,
     );
     this.sessions.set(id, session);
-    this.log.info({ session: id, collection }, 'session created');
+    if (this.store) {
+      try {
+        // this distributor owns the session now (a reactivated one: its new callback and its batches in flight)
+        await this.saveSession(session);
+      } catch (err) {
+        this.sessions.delete(id);
+        await this.mw.deactivate(session.object).catch(() => undefined);
+        session.callbacks?.close();
+        throw err;
+      }
+    }
+    if (saved) {
+      this.ssrCounters.reactivated++;
+      const ops = again.reduce((n, b) => n + (b.last - b.first + 1), 0);
+      this.log.warn(
+        { session: id, collection, accepted: saved.lastAcceptedOpId, completed: saved.completedOpId, batches: again.length, ops, first: again[0]?.first, last: again[again.length - 1]?.last },
+        'session reactivated from its replica',
+      );
+      if (again.length) void this.redispatch(session, again);
+    } else {
+      this.log.info({ session: id, collection }, 'session created');
+    }
     return session.object.aor;
+  }
+
+  // ---- feeding sessions in SSR (issue #8) ----
+
+  private async startSessionReplication(o: SessionReplicationOptions): Promise<void> {
+    const cluster = o.cluster ?? 'feeding';
+    const log = this.log.child({ component: 'ssr' });
+    const node = new SsrNode({
+      name: ssrName(this.opts.nodeId),
+      transport: new NatsSsrTransport(this.mw.bus, cluster, log),
+      log,
+      // ack mode: a batch is acknowledged to the client only once the session artifact holding it is on the buddy
+      waitForAck: true,
+      ...(o.heartbeatMs !== undefined ? { heartbeatMs: o.heartbeatMs } : {}),
+      ...(o.failAfterMs !== undefined ? { failAfterMs: o.failAfterMs } : {}),
+      onFire: (a) => this.onSessionTimer(a),
+    });
+    this.store = new SessionStore({ node, log, inFlightTimerMs: o.inFlightTimerMs ?? 10_000 });
+    await node.start();
+    this.log.info({ cluster, name: node.name, mode: 'ack' }, 'feeding sessions in session replication');
+  }
+
+  /** The artifact of the session as it is now. */
+  private artifactOf(s: FeedingSession): SessionArtifact {
+    let accepted = s.lastAcceptedOpId;
+    // a batch being accepted counts as accepted in the artifact: it is in it, so a new home sends it on
+    for (const b of s.inFlight.values()) if (b.last > accepted) accepted = b.last;
+    return { id: s.id, collection: s.collection, callback: s.callback, guarantees: [], lastAcceptedOpId: accepted, completedOpId: s.completedOpId, inFlight: [...s.inFlight.values()] };
+  }
+
+  private saveSession(s: FeedingSession): Promise<void> {
+    if (s.lazySave) {
+      clearTimeout(s.lazySave);
+      s.lazySave = undefined;
+    }
+    return this.store ? this.store.save(s.id, () => this.artifactOf(s)) : Promise.resolve();
+  }
+
+  /**
+   * A save nobody waits for (a batch left the distributor's hands, or was refused): a stale artifact only means a
+   * harmless copy after a death. Deferred by LAZY_SAVE_MS: under a steady feed the next batch's save carries it, which
+   * halves the SSR writes (bench:ssr-feed).
+   */
+  private saveSessionLater(s: FeedingSession): void {
+    if (!this.store || s.lazySave) return;
+    s.lazySave = setTimeout(() => {
+      s.lazySave = undefined;
+      if (this.sessions.get(s.id) !== s) return;
+      this.saveSession(s).catch((err: Error) => this.log.debug({ session: s.id, err: err.message }, 'session artifact not updated'));
+    }, LAZY_SAVE_MS);
+    s.lazySave.unref?.();
+  }
+
+  /** Batches within [first, last] are with the indexer now (processed) or reported lost: out of the artifact. */
+  private forgetInFlight(s: FeedingSession, first: number, last: number): void {
+    if (!this.store || !s.inFlight.size) return;
+    let changed = false;
+    for (const [k, b] of s.inFlight) {
+      if (b.first >= first && b.last <= last) {
+        s.inFlight.delete(k);
+        changed = true;
+      }
+    }
+    if (changed) this.saveSessionLater(s);
+  }
+
+  /**
+   * A session timer fired on this instance: either the session is held here (it still has batches in flight after
+   * the in-flight timer: renew it, the leases deal with the processors) or the session's distributor died and the
+   * replica's timer made this, its home, reactivate it (SSR 2.14): open it here, with no client call needed.
+   */
+  private async onSessionTimer(a: Artifact): Promise<void> {
+    const m = /^feeding-session-(\d+)$/.exec(a.id);
+    if (!m) return;
+    const id = Number(m[1]);
+    const held = this.sessions.get(id);
+    if (held) {
+      if (held.inFlight.size) this.saveSessionLater(held);
+      return;
+    }
+    if (this.shuttingDown) return;
+    try {
+      const art = decodeSessionArtifact(a.body);
+      await this.createSessionHere(id, art.collection, undefined, false, true);
+    } catch (err) {
+      this.log.warn({ session: id, err: (err as Error).message }, 'session timer: reactivation failed; the next call or timer tries again');
+    }
+  }
+
+  /**
+   * Sends the batches of a reactivated session to item processors again, oldest first (MS-FSDPD 3.5.6 as for any
+   * batch). Right after a failover this node may have no free processor yet (those of the dead distributor register
+   * again within a heartbeat or two): wait for one, up to the deadline, then report the batch lost (the client
+   * resubmits lost operations as its suggested action says).
+   */
+  private async redispatch(session: FeedingSession, batches: InFlightBatch[]): Promise<void> {
+    let left = batches.length;
+    this.redispatchWaiting += left;
+    try {
+      for (const b of batches) {
+        await this.redispatchOne(session, b);
+        left--;
+        this.redispatchWaiting--;
+      }
+    } finally {
+      this.redispatchWaiting -= left;
+    }
+  }
+
+  private async redispatchOne(session: FeedingSession, b: InFlightBatch): Promise<void> {
+    const deadlineMs = this.opts.sessionReplication?.redispatchDeadlineMs ?? 60_000;
+    let batch: OperationSet;
+    try {
+      batch = decodeBatch(b);
+    } catch (err) {
+      this.log.error({ session: session.id, first: b.first, last: b.last, err: (err as Error).message }, 'in-flight batch of a reactivated session undecodable');
+      return;
+    }
+    const ops: InFlightOperation[] = batch.operations.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
+    const deadline = Date.now() + deadlineMs;
+    for (let attempt = 0; ; attempt++) {
+      if (this.shuttingDown || this.sessions.get(session.id) !== session) return;
+      // reported processed or lost meanwhile (by a processor that had the original)
+      if (!session.inFlight.has(b.first)) return;
+      let taken: ProcessorEntry | undefined;
+      const tried = new Set<string>();
+      for (;;) {
+        const p = this.pool.pickFree(tried);
+        if (!p) break;
+        tried.add(p.name);
+        this.pool.assign(p, session.id, ops, batch);
+        this.leaseOf(p.name).start(p.leaseMs);
+        const outcome = await this.handOver(p, session, batch).catch((err: Error) => {
+          this.log.warn({ procserver: p.name, err: err.message }, 'batch of a reactivated session not taken');
+          return 'retry' as const;
+        });
+        if (outcome === 'taken') {
+          taken = p;
+          break;
+        }
+      }
+      if (taken) {
+        this.ssrCounters.redispatchedBatches++;
+        this.ssrCounters.redispatchedOps += ops.length;
+        this.log.warn({ session: session.id, procserver: taken.name, first: b.first, last: b.last, ops: ops.length }, 'in-flight batch of a reactivated session dispatched again');
+        session.callbacks?.send(new OperationStatusInfo({ first_op_id: b.first, last_op_id: b.last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }));
+        break;
+      }
+      if (Date.now() > deadline) {
+        this.ssrCounters.redispatchLost++;
+        await this.reportLost(ops, `no item processor took a batch of reactivated session ${session.id} within ${deadlineMs} ms`);
+        break;
+      }
+      await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 200 }));
+    }
   }
 
   private async destroySessionHere(id: number): Promise<void> {
@@ -791,6 +1061,8 @@ export class ContentDistributor {
     if (!s) return;
     this.sessions.delete(id);
     s.callbacks?.close();
+    if (s.lazySave) clearTimeout(s.lazySave);
+    await this.store?.remove(id);
     await this.mw.deactivate(s.object);
     try {
       const { proxy: factory } = await this.mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 5000 });
@@ -875,12 +1147,30 @@ export class ContentDistributor {
     return undefined;
   }
 
+  /**
+   * With session replication, a session that no live node holds goes to its SSR home (consistent hash over the live
+   * distributors): where a new session's artifact will live, and where the replica timer of a dead distributor's
+   * session reactivates it. Not to a home that has no item processor to feed it (processors stay with the node that
+   * got them); then the least loaded node takes it (any SSR instance can load an artifact).
+   */
+  private async ssrHomeNode(id: number): Promise<{ id: number; node: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface> } | undefined> {
+    if (!this.store) return undefined;
+    const nid = nodeIdOfSsrName(this.store.homeOf(id));
+    if (nid === undefined) return undefined;
+    if (nid === this.opts.nodeId) return this.load < NO_PROCESSORS_LOAD ? { id: nid, node: this.dispatcherNodeImpl() } : undefined;
+    if (!this.dispatcherNodes.has(nid)) await this.discoverNodes();
+    const proxy = this.dispatcherNodes.get(nid);
+    if (!proxy) return undefined;
+    const load = await proxy.get_load().catch(() => NO_PROCESSORS_LOAD);
+    return load < NO_PROCESSORS_LOAD ? { id: nid, node: proxy } : undefined;
+  }
+
   private sessionFactoryImpl(): Implementation<typeof sessionFactoryInterface> {
     // MS-FSCDFT 3.3.4 / 3.6: the master forwards to the node that holds the session, else the least loaded one; a
     // node that is gone (object_not_exist) is dropped from the dispatcher node state and the call goes elsewhere
     const forward = async <T>(id: number, call: (n: Implementation<typeof dispatcherNodeInterface> | ProxyOf<typeof dispatcherNodeInterface>) => T | Promise<T>) => {
       for (let attempt = 0; ; attempt++) {
-        const target = (await this.homeOf(id)) ?? (await this.leastLoadedNode());
+        const target = (await this.homeOf(id)) ?? (await this.ssrHomeNode(id)) ?? (await this.leastLoadedNode());
         try {
           const r = await call(target.node);
           this.sessionHomes.set(id, target.id);
@@ -927,14 +1217,28 @@ export class ContentDistributor {
     this.liveness.stop();
     await this.unsubscribeLiveness?.().catch(() => undefined);
     for (const s of this.sessions.values()) s.callbacks?.close();
+    // a planned departure: the others reshape at once; this node's sessions live on in their replicas
+    await this.store?.node.leave().catch((err: Error) => this.log.warn({ err: err.message }, 'SSR leave failed'));
     this.log.info({ batches: this.batchesSinceStart }, 'content distributor stopped');
   }
 
   /** For tests and status. */
-  get stats(): { processors: number; busy: number; dead: number; sessions: number; batches: number } {
+  get stats(): { processors: number; busy: number; dead: number; sessions: number; batches: number; ssr?: Record<string, number> } {
     const dead = this.pool.all().filter((p) => p.dead).length;
-    return { processors: this.pool.size, busy: this.pool.inFlightBatches, dead, sessions: this.sessions.size, batches: this.batchesSinceStart };
+    const base = { processors: this.pool.size, busy: this.pool.inFlightBatches, dead, sessions: this.sessions.size, batches: this.batchesSinceStart };
+    return this.store ? { ...base, ssr: { ...this.ssrCounters, ...this.store.counters } } : base;
   }
+}
+
+/** The SSR instance name of a distributor: its node id, so the master can map a session's SSR home to a node. */
+export function ssrName(nodeId: number): string {
+  return `cd-${nodeId}`;
+}
+
+/** The node id of an SSR instance name (ssrName), undefined for another name. */
+export function nodeIdOfSsrName(name: string | undefined): number | undefined {
+  const m = name === undefined ? null : /^cd-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
 }
 
 /** The failure event answering an action (the name server, the master or the bus did not answer). */

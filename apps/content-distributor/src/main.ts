@@ -52,6 +52,7 @@ try {
     liveness: cli.liveness,
     pingIntervalMs: cli.pingIntervalMs,
     checkMasterMs: cli.checkMasterMs,
+    ...(cli.sessionReplication ? { sessionReplication: { inFlightTimerMs: cli.sessionTimerMs } } : {}),
     // MS-FSDPD 3.5.5: restart the unresponsive item processor (Lease Timeout, or declared dead by PPP liveness)
     // through the node controller of its node
     onLeaseExpired: async (p) => {

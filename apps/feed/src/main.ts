@@ -102,6 +102,7 @@ const report = {
   resubmitted: stats.resubmitted,
   distributor_failovers: stats.failovers,
   resent_after_failover: stats.resentAfterFailover,
+  acknowledged_resent: stats.acknowledgedResent,
   batches: stats.batches,
   seconds: Number(secs.toFixed(2)),
   docs_per_second: Number(((stats.completed + stats.failed) / Math.max(secs, 0.001)).toFixed(1)),
@@ -112,7 +113,7 @@ const report = {
 if (cli.report) writeFileSync(cli.report, JSON.stringify(report, null, 2) + '\n');
 const out = process.stdout;
 out.write(`\n${report.documents} documents in ${report.seconds}s (${report.docs_per_second} docs/s): ${report.completed} completed, ${report.failed} failed, ${report.unfinished} without a final status\n`);
-if (stats.failovers) out.write(`the content distributor changed ${stats.failovers} time(s); ${stats.resentAfterFailover} operations without a final status were sent again (same ids)\n`);
+if (stats.failovers) out.write(`the content distributor changed ${stats.failovers} time(s); ${stats.resentAfterFailover} operations without a final status were sent again (same ids; ${stats.acknowledgedResent} of them had been acknowledged)\n`);
 if (stats.lost) out.write(`${stats.lost} operations were lost by item processors and resubmitted (${stats.resubmitted} resubmissions)\n`);
 for (const f of report.failures.slice(0, 20)) {
   const e = 'error' in f ? f.error : undefined;

@@ -74,8 +74,16 @@ export interface FeedingStats {
   busyRetries: number;
   /** Times the session was opened again after its distributor stopped answering (a master change). */
   failovers: number;
-  /** Operations sent again, same ids, after a failover because they had no final status yet. */
+  /**
+   * Operations sent again, same ids, after a failover: those the new session does not hold (above its
+   * accepted_op_id). With session replication these are only operations whose batch was never acknowledged.
+   */
   resentAfterFailover: number;
+  /**
+   * Of resentAfterFailover, operations whose batch the dead distributor had acknowledged. 0 with session
+   * replication (the acknowledged ones went on with the session); without it, every unfinished one is sent again.
+   */
+  acknowledgedResent: number;
 }
 
 interface PendingOp {
@@ -83,6 +91,8 @@ interface PendingOp {
   attempts: number;
   received: boolean;
   secured: boolean;
+  /** The distributor answered the process call of its batch (acknowledged it). */
+  acked: boolean;
 }
 
 function summarize(e: DocumentError): ErrorSummary {
@@ -135,6 +145,7 @@ export class FeedingClient {
     busyRetries: 0,
     failovers: 0,
     resentAfterFailover: 0,
+    acknowledgedResent: 0,
   };
   private sessionAor!: Aor;
   private watchTimer: NodeJS.Timeout | undefined;
@@ -168,7 +179,18 @@ export class FeedingClient {
       { callback: (status) => this.onCallback(status) },
       { object_id: `feed-callback-${randomUUID()}`, port: 0 },
     );
-    this.useSession(await this.openSession());
+    // a master in the middle of its claim answers server_busy, a distributor whose session replication is reshaping
+    // system_resource_error: both say "retry shortly", and a client started with the chain should not fail for it
+    const deadline = Date.now() + (this.opts.timeoutMs ?? 30_000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.useSession(await this.openSession());
+        break;
+      } catch (err) {
+        if ((err as { retryable?: boolean }).retryable !== true || Date.now() > deadline) throw err;
+        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 500, jitter: true }));
+      }
+    }
     this.opts.log.info({ session: this.sessionId, collection: this.opts.collection }, 'feeding session open');
     this.watch();
   }
@@ -241,12 +263,27 @@ export class FeedingClient {
   }
 
   /**
+   * The highest operation id the (re-opened) session holds: a session kept in session replication went on with
+   * everything its distributor accepted; a new one (no replication, or a distributor that does not know the method)
+   * holds nothing, -1.
+   */
+  private async acceptedOpId(): Promise<number> {
+    try {
+      return await this.session.accepted_op_id();
+    } catch (err) {
+      if (isSessionGone(err)) throw err;
+      this.opts.log.debug({ err: (err as Error).message }, 'accepted_op_id not answered; sending every unfinished operation again');
+      return -1;
+    }
+  }
+
+  /**
    * The distributor of our session is gone: open the session again through the (new) master and send again, with
    * the same operation ids and in order, every operation below `before` that has no final status. The indexer is the
    * arbiter of operation ids, so an operation that reached it before the master died is not applied twice, and each
    * ends in exactly one final status.
    */
-  private async failover(reason: string, before: number): Promise<void> {
+  private async failover(reason: string, before: number): Promise<number> {
     const started = Date.now();
     const deadline = started + (this.opts.failoverTimeoutMs ?? 120_000);
     let aor: Aor | undefined;
@@ -264,9 +301,15 @@ export class FeedingClient {
     const same = sameObject(aor, this.sessionAor);
     this.useSession(aor);
     this.stats.failovers++;
-    const ids = same ? [] : [...this.pending.keys()].filter((id) => id < before).sort((a, b) => a - b);
-    this.opts.log.warn({ session: this.sessionId, reason, same_session: same, resend: ids.length, ms: Date.now() - started }, 'session opened again through the master');
+    // what the session holds needs no copy: with session replication that is every acknowledged operation
+    // (the same session object answering again: nothing was lost and nothing is sent again; the batch being sent is
+    // sent again by the caller, as before)
+    const accepted = same ? -1 : await this.acceptedOpId();
+    const ids = same ? [] : [...this.pending.keys()].filter((id) => id < before && id > accepted).sort((a, b) => a - b);
+    const acknowledged = ids.filter((id) => this.pending.get(id)?.acked).length;
+    this.opts.log.warn({ session: this.sessionId, reason, same_session: same, accepted, resend: ids.length, acknowledged_resent: acknowledged, ms: Date.now() - started }, 'session opened again through the master');
     this.stats.resentAfterFailover += ids.length;
+    this.stats.acknowledgedResent += acknowledged;
     for (let i = 0; i < ids.length; i += this.batchSize) {
       // an operation whose final status came while the previous chunk was being sent needs no copy
       const ops = ids
@@ -277,6 +320,7 @@ export class FeedingClient {
         });
       if (ops.length) await this.deliver(new OperationSet({ completed_op_id: this.completedOpId, operations: ops }));
     }
+    return accepted;
   }
 
   get snapshot(): FeedingStats {
@@ -324,7 +368,7 @@ export class FeedingClient {
   private async sendBatch(items: { doc: FeedDocument; attempts: number }[]): Promise<void> {
     const ops = items.map((item) => {
       const opId = this.nextOpId++;
-      this.pending.set(opId, { doc: item.doc, attempts: item.attempts + 1, received: false, secured: false });
+      this.pending.set(opId, { doc: item.doc, attempts: item.attempts + 1, received: false, secured: false, acked: false });
       return toOperation(opId, item.doc);
     });
     const batch = new OperationSet({ completed_op_id: this.completedOpId, operations: ops });
@@ -364,18 +408,23 @@ export class FeedingClient {
         });
         await Promise.race([this.session.process(batch), gone]);
         this.credits.taken();
-        this.stats.batches++;
+        this.acknowledge(batch);
         return;
       } catch (err) {
         if (wake) this.goneWaiters.delete(wake);
         if (timedOut && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
           // the call that timed out was taken after all
-          this.stats.batches++;
+          this.acknowledge(batch);
           return;
         }
         if (isSessionGone(err)) {
           timedOut = err instanceof CallTimeout;
-          await this.failover((err as Error).message, first);
+          const accepted = await this.failover((err as Error).message, first);
+          if (accepted >= last) {
+            // the dead distributor had accepted this batch into the replicated session before its answer was lost
+            this.acknowledge(batch);
+            return;
+          }
           continue;
         }
         const retryable = err instanceof ProcessorsBusy || err instanceof SystemResourceError || err instanceof ShuttingDown || (err as { retryable?: boolean }).retryable === true;
@@ -391,6 +440,14 @@ export class FeedingClient {
       } finally {
         if (wake) this.goneWaiters.delete(wake);
       }
+    }
+  }
+
+  private acknowledge(batch: OperationSet): void {
+    this.stats.batches++;
+    for (const op of batch.operations) {
+      const p = this.pending.get(op.id);
+      if (p) p.acked = true;
     }
   }
 

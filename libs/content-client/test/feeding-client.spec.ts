@@ -9,7 +9,7 @@ import {
   type Aor,
 } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
-import { Middleware, serveNameServer } from '@esp/middleware';
+import { Middleware, serveNameServer, type ServerObject } from '@esp/middleware';
 import { NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedingClient } from '../src';
@@ -28,13 +28,15 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
   let clientMw: Middleware;
   let onBatch: (batch: OperationSet, callback: (s: OperationStatusInfo) => Promise<void>) => Promise<void>;
   const batches: number[][] = [];
+  /** The session the factory hands out (a test replaces it to play a failover) and the client's callback. */
+  let sessionObject: ServerObject<typeof processingSessionInterface>;
+  let callbackAor: Aor | undefined;
 
   beforeAll(async () => {
     ns = await NatsServer.start();
     server = await Middleware.connect({ name: 'fake-chain', servers: ns.url, logger: log });
     await serveNameServer(server);
     clientMw = await Middleware.connect({ name: 'client', servers: ns.url, logger: log });
-    let callbackAor: Aor | undefined;
     const session = await server.activate(
       processingSessionInterface,
       {
@@ -45,17 +47,19 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
             await cb.callback(s);
           });
         },
+        accepted_op_id: () => -1,
         close: () => undefined,
       },
       { object_id: 'session', port: 1 },
     );
+    sessionObject = session;
     const factory = await server.activate(
       sessionFactoryInterface,
       {
         create_session: (_id, collection, callback) => {
           if (collection !== 'news') throw new UnknownCollection(`collection "${collection}" is not configured`);
           callbackAor = callback;
-          return session.aor;
+          return sessionObject.aor;
         },
         create: () => session.aor,
         recreate: () => session.aor,
@@ -135,5 +139,39 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
     const e1 = outcomes.get('e1');
     expect(e1?.kind === 'failed' || e1?.kind === 'completed').toBe(true);
     expect(e1!.attempts).toBeLessThanOrEqual(3);
+  });
+
+  // (last: it replaces the session the factory hands out)
+  it('after a failover only operations above the new session accepted_op_id are sent again; acknowledged ones among them are counted', async () => {
+    onBatch = async (batch, cb) => {
+      const ids = batch.operations.map((o) => o.id);
+      await cb(status(ids[0]!, ids[ids.length - 1]!, OperationState.received, 'processing')); // accepted, no final yet
+    };
+    const client = await FeedingClient.open({ mw: clientMw, collection: 'news', log, batchSize: 10, sessionCheckMs: 50 });
+    for (let i = 0; i < 30; i++) await client.feed({ id: `f${i}`, attributes: {} });
+    await client.flush();
+    expect(client.snapshot.batches).toBe(3);
+    // the distributor dies; the session opened again (replicated) holds the operations up to 20
+    const resent: number[] = [];
+    const second = await server.activate(
+      processingSessionInterface,
+      {
+        process: (batch) => void resent.push(...batch.operations.map((o) => o.id)),
+        accepted_op_id: () => 20,
+        close: () => undefined,
+      },
+      { object_id: 'session-2', port: 1 },
+    );
+    const first = sessionObject;
+    sessionObject = second;
+    await server.deactivate(first);
+    await waitFor(() => client.snapshot.failovers === 1 && resent.length >= 10, { what: 'the failover and its resend' });
+    expect(resent).toEqual([21, 22, 23, 24, 25, 26, 27, 28, 29, 30]);
+    // 21-30 had been acknowledged by the dead distributor, yet the new session does not hold them: counted
+    expect(client.snapshot).toMatchObject({ resentAfterFailover: 10, acknowledgedResent: 10 });
+    await server.proxy(operationCallbackInterface, callbackAor!).callback(status(1, 30, OperationState.completed, 'indexing'));
+    const { stats, unfinished } = await client.drain(10_000);
+    expect(unfinished).toEqual([]);
+    expect(stats).toMatchObject({ completed: 30, duplicateFinals: 0, failovers: 1 });
   });
 });

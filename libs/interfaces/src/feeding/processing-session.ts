@@ -1,7 +1,7 @@
 import { defineInterface, method } from '../define-interface';
 import { operationSetSchema } from '../processing/entity-schemas';
 import { PROCESSING_SESSION_TYPE } from '../processing/dispatcher-node';
-import { voidResult } from '../processing/fsidl-types';
+import { fsidlLongint, voidResult } from '../processing/fsidl-types';
 
 /**
  * `processing::session` (MS-FSCF 3.4, not in our specs; designed on MS-FSCDFT 3.5.4 and MS-FSDPD 2.2.11 / 2.2.35):
@@ -21,6 +21,14 @@ export const processingSessionInterface = defineInterface({
       doc:
         'Hands the batch to a free item processor (MS-FSDPD 3.5.6). processors_busy (retryable) when none is free: ' +
         'nothing of the batch was accepted. Returns once the batch is accepted; a received callback follows.',
+    }),
+    accepted_op_id: method({
+      params: [],
+      returns: fsidlLongint,
+      doc:
+        'Ours (issue #8): the highest operation id this session has accepted, -1 when none. A session kept in session ' +
+        'replication keeps it across the death of its distributor, so after a failover a client sends again only the ' +
+        'operations above it; a session that was not replicated answers -1 and the client sends everything unfinished.',
     }),
     close: method({
       params: [],
