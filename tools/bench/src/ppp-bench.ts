@@ -9,7 +9,7 @@
  * started again with --role workers / --role queue); the client side runs here.
  *
  *   npm run bench:ppp [-- --requests 10000 --rounds 9 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3
- *                        --table 16,64 --table-rounds 3]
+ *                        --table 16,64 --table-rounds 3 --raw-inbox]
  *
  * Last line: ppp_vs_raw=<median over rounds of PPP requests/s ÷ raw requests/s> at the headline configuration,
  * --workers (8) workers on each side and --inflight (64) requests in flight. Goal >= 0.6. After the headline rounds,
@@ -35,6 +35,7 @@ const { values } = parseArgs({
     trials: { type: 'string', default: '3' },
     table: { type: 'string', default: '16,64' },
     'table-rounds': { type: 'string', default: '3' },
+    'raw-inbox': { type: 'boolean', default: false },
     role: { type: 'string', default: 'bench' },
     nats: { type: 'string', default: '' },
   },
@@ -49,15 +50,20 @@ const TRIALS = Number(values.trials);
 /** Extra worker counts measured after the headline configuration (same count on both sides), fewer rounds each. */
 const TABLE = (values.table ?? '').split(',').filter(Boolean).map(Number);
 const TABLE_ROUNDS = Number(values['table-rounds']);
+/**
+ * Informative, not the baseline: also run the raw queue group through one reply subscription per client, as
+ * PppClient talks to its queue, instead of a nats.js `request` per call (which arms a timer and builds three Errors).
+ */
+const RAW_INBOX = values['raw-inbox'] === true;
 
 // a realistic small request: a document id and a 200-byte body
 const PAYLOAD = new TextEncoder().encode(`http://example.com/news/2026/11/22/article-000123.html ${'x'.repeat(200)}`);
 
 /** Failed requests by kind, with the first message of each (a failure is counted and reported, not fatal). */
-const failures = { raw: 0, ppp: 0, first: new Map<string, string>() };
+const failures = { raw: 0, ppp: 0, 'raw-inbox': 0, first: new Map<string, string>() };
 
 /** Requests answered per second with `inflight` callers; a failed request counts as not answered. */
-async function throughput(kind: 'raw' | 'ppp', call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
+async function throughput(kind: 'raw' | 'ppp' | 'raw-inbox', call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
   let next = 0;
   let ok = 0;
   const t0 = performance.now();
@@ -249,6 +255,32 @@ interface Measured {
   queueStats: string;
   /** Failed requests during the rounds, and the first error of each kind. */
   failed: { raw: number; ppp: number; first: Map<string, string> };
+  /** --raw-inbox: the raw queue group through one reply subscription (not the baseline). */
+  inboxTp: number[];
+  inboxCpu: CpuAccount;
+}
+
+/**
+ * --raw-inbox: request/reply to the raw queue group through one reply subscription and a Map, with no timer at all
+ * (a lower bound for a client that keeps its own replies, as PppClient does).
+ */
+async function inboxCaller(bus: RawBus, workers: number): Promise<{ call: () => Promise<Uint8Array>; stop: () => Promise<void> }> {
+  const waiting = new Map<number, (d: Uint8Array) => void>();
+  let seq = 0;
+  const inbox = RawBus.subject('bench', 'ppp-raw-inbox', String(workers));
+  const stop = await bus.subscribe(`${inbox}.*`, (m) => {
+    const n = Number(m.subject.slice(inbox.length + 1));
+    const resolve = waiting.get(n);
+    waiting.delete(n);
+    resolve?.(m.data);
+  });
+  const call = (): Promise<Uint8Array> =>
+    new Promise((resolve) => {
+      const n = ++seq;
+      waiting.set(n, resolve);
+      bus.publish(RAW_SUBJECT, PAYLOAD, { reply: `${inbox}.${n}` });
+    });
+  return { call, stop };
 }
 
 /** Starts the queue and `workers` workers (raw and PPP) as processes, runs `rounds` rounds, stops them. */
@@ -263,10 +295,12 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
     while (!queueProc.logs.some((l) => l['msg'] === 'workers')) await new Promise((r) => setTimeout(r, 10));
     const ppp = new PppClient(client.bus, { service: 'bench', timeoutMs: 5000, retries: 0 });
     const pppCall = (): Promise<Uint8Array[]> => ppp.request(PAYLOAD);
+    const inbox = RAW_INBOX ? await inboxCaller(client.bus, workers) : undefined;
 
     await throughput('raw', rawCall, 3000, INFLIGHT);
+    if (inbox) await throughput('raw-inbox', inbox.call, 3000, INFLIGHT);
     await throughput('ppp', pppCall, 3000, INFLIGHT);
-    failures.raw = failures.ppp = 0;
+    failures.raw = failures.ppp = failures['raw-inbox'] = 0;
     failures.first.clear();
     // what the children log from here on is reported at the end
     const startLogs = new Map([queueProc.logs, workersProc.logs].map((l) => [l, l.length]));
@@ -283,6 +317,8 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
       workersSaid: '',
       queueStats: '',
       failed: failures,
+      inboxTp: [],
+      inboxCpu: new CpuAccount(pids),
     };
     for (let r = 0; r < rounds; r++) {
       // a round is one raw and one PPP run back to back, in alternating order, so that load on the machine that
@@ -301,6 +337,7 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
       m.rawTp.push(a);
       m.pppTp.push(b);
       m.ratios.push(b / a);
+      if (inbox) m.inboxTp.push(await m.inboxCpu.measure(REQUESTS, () => throughput('raw-inbox', inbox.call, REQUESTS, INFLIGHT)));
     }
     // what the queue and the workers said (they log at warn and above): workers declared dead, requests failed back
     const said = (logs: Record<string, unknown>[]): string => {
@@ -313,6 +350,7 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
     m.queueSaid = said(queueProc.logs);
     m.workersSaid = said(workersProc.logs);
     await ppp.close();
+    await inbox?.stop();
     m.failed = { raw: failures.raw, ppp: failures.ppp, first: new Map(failures.first) };
     return m;
   } finally {
@@ -344,6 +382,11 @@ async function main(): Promise<void> {
     // the bench's share of a busy machine varies; CPU per request does not: on a machine that others load fully, the
     // throughput ratio tends to this one
     console.log(`ppp_cpu_vs_raw=${fmt(rawCpu.cpuPerRequest / pppCpu.cpuPerRequest)} (raw CPU per request ÷ PPP CPU per request)`);
+    if (RAW_INBOX) {
+      // informative only: the baseline stays the nats.js request above
+      console.log(`raw queue group through one reply subscription (not the baseline): ${fmt(median(head.inboxTp), 0)} requests/s; cpu: ${head.inboxCpu.summary()}`);
+      console.log(`ppp_cpu_vs_raw_inbox=${fmt(head.inboxCpu.cpuPerRequest / pppCpu.cpuPerRequest)} (failed: ${failures['raw-inbox']})`);
+    }
     console.log(`read/write syscalls per request, raw: ${rawCpu.syscallSummary()}`);
     console.log(`read/write syscalls per request, ppp: ${pppCpu.syscallSummary()}`);
     const firsts = [...headFailures.first].map(([k, msg]) => `${k}: ${msg}`).join('; ');
