@@ -5,9 +5,8 @@
  * PPP run back to back (order alternating between rounds); the headline is the median of the per-round ratios. For
  * each kind it also prints the CPU time and read/write system calls per request of every process of the bench
  * (from /proc), and how busy other processes kept the machine: what the time goes to, and how much to trust a run.
- * The workers (both kinds), the PPP queue and the PPP client run in their own processes, as they would in production
- * (this file, started again with --role workers / --role queue / --role ppp-client); the raw client runs here. The
- * two clients are apart so that neither's garbage is collected (and charged) in the other's rounds.
+ * The workers (both kinds) and the PPP queue run in their own processes, as they would in production (this file,
+ * started again with --role workers / --role queue); the client side runs here.
  *
  *   npm run bench:ppp [-- --requests 10000 --rounds 9 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3
  *                        --table 16,64 --table-rounds 3 --raw-inbox]
@@ -208,8 +207,6 @@ async function detection(bus: RawBus): Promise<number[]> {
 const RAW_SUBJECT = RawBus.subject('bench', 'ppp-raw');
 /** The queue child answers here with its machine's stats (after the rounds: every worker idle, nothing pending). */
 const STATS_SUBJECT = RawBus.subject('bench', 'ppp-queue-stats');
-/** The PPP client child runs a batch of requests when asked here. */
-const PPP_CLIENT_SUBJECT = RawBus.subject('bench', 'ppp-client-run');
 
 /** Child role: WORKERS raw queue-group responders and WORKERS PPP workers, all echoing. */
 async function serveWorkers(): Promise<void> {
@@ -226,37 +223,6 @@ async function serveWorkers(): Promise<void> {
     });
   }
   console.log(JSON.stringify({ msg: 'ready' }));
-}
-
-/**
- * Child role: the PPP client. It runs in its own process, not in the bench's, so that the garbage of the PPP rounds
- * is collected in this process and never in the raw rounds of the bench's process (and the reverse): with both kinds
- * in one process the raw client measured 15-16 us per request before PppClient kept its own replies and 20-21 us
- * after, with unchanged code. Each request on PPP_CLIENT_SUBJECT, {"n", "inflight"}, runs n requests and answers
- * {"rps", "failed", "first"}.
- */
-async function servePppClient(): Promise<void> {
-  const mw = await Middleware.connect({ name: 'bench-ppp-client', servers: values.nats });
-  const ppp = new PppClient(mw.bus, { service: 'bench', timeoutMs: 5000, retries: 0 });
-  const call = (): Promise<Uint8Array[]> => ppp.request(PAYLOAD);
-  await mw.bus.subscribe(PPP_CLIENT_SUBJECT, (m) => {
-    const { n, inflight } = JSON.parse(new TextDecoder().decode(m.data)) as { n: number; inflight: number };
-    failures.ppp = 0;
-    failures.first.clear();
-    void throughput('ppp', call, n, inflight).then((rps) =>
-      m.respond(new TextEncoder().encode(JSON.stringify({ rps, failed: failures.ppp, first: failures.first.get('ppp') }))),
-    );
-  });
-  console.log(JSON.stringify({ msg: 'ready' }));
-}
-
-/** Runs n PPP requests in the PPP client's process; its failures are added to ours. */
-async function remotePpp(bus: RawBus, n: number, inflight: number): Promise<number> {
-  const answer = await bus.request(PPP_CLIENT_SUBJECT, new TextEncoder().encode(JSON.stringify({ n, inflight })), 600_000);
-  const r = JSON.parse(new TextDecoder().decode(answer)) as { rps: number; failed: number; first?: string };
-  failures.ppp += r.failed;
-  if (r.first && !failures.first.has('ppp')) failures.first.set('ppp', r.first);
-  return r.rps;
 }
 
 /** Child role: the PPP queue, logging once all workers are ready. */
@@ -324,24 +290,21 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
   const env = { ESP_CHILD_LOG_LEVEL: 'warn' };
   const queueProc = await ChildService.start({ entry: self, args: ['--role', 'queue', ...common], env });
   const workersProc = await ChildService.start({ entry: self, args: ['--role', 'workers', ...common], env });
-  const pppClientProc = await ChildService.start({ entry: self, args: ['--role', 'ppp-client', ...common], env });
   try {
     const rawCall = (): Promise<Uint8Array> => client.bus.request(RAW_SUBJECT, PAYLOAD, 5000);
     while (!queueProc.logs.some((l) => l['msg'] === 'workers')) await new Promise((r) => setTimeout(r, 10));
+    const ppp = new PppClient(client.bus, { service: 'bench', timeoutMs: 5000, retries: 0 });
+    const pppCall = (): Promise<Uint8Array[]> => ppp.request(PAYLOAD);
     const inbox = RAW_INBOX ? await inboxCaller(client.bus, workers) : undefined;
 
     await throughput('raw', rawCall, 3000, INFLIGHT);
     if (inbox) await throughput('raw-inbox', inbox.call, 3000, INFLIGHT);
-    await remotePpp(client.bus, 3000, INFLIGHT);
+    await throughput('ppp', pppCall, 3000, INFLIGHT);
     failures.raw = failures.ppp = failures['raw-inbox'] = 0;
     failures.first.clear();
     // what the children log from here on is reported at the end
     const startLogs = new Map([queueProc.logs, workersProc.logs].map((l) => [l, l.length]));
-    // the raw client is this process; the PPP client is its own process (see servePppClient)
     const pids = { client: process.pid, 'nats-server': ns.pid, queue: queueProc.pid, workers: workersProc.pid };
-    // the idle raw client stays in the PPP account: whatever it does meanwhile (its own garbage collected late) is
-    // charged to PPP, not lost
-    const pppPids = { ...pids, client: pppClientProc.pid, 'idle raw client': process.pid };
     const m: Measured = {
       workers,
       rounds,
@@ -349,7 +312,7 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
       pppTp: [],
       ratios: [],
       rawCpu: new CpuAccount(pids),
-      pppCpu: new CpuAccount(pppPids),
+      pppCpu: new CpuAccount(pids),
       queueSaid: '',
       workersSaid: '',
       queueStats: '',
@@ -361,7 +324,7 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
       // a round is one raw and one PPP run back to back, in alternating order, so that load on the machine that
       // comes and goes hits both alike; the ratio is taken per round
       const raw = (): Promise<number> => m.rawCpu.measure(REQUESTS, () => throughput('raw', rawCall, REQUESTS, INFLIGHT));
-      const pp = (): Promise<number> => m.pppCpu.measure(REQUESTS, () => remotePpp(client.bus, REQUESTS, INFLIGHT));
+      const pp = (): Promise<number> => m.pppCpu.measure(REQUESTS, () => throughput('ppp', pppCall, REQUESTS, INFLIGHT));
       let a: number;
       let b: number;
       if (r % 2 === 0) {
@@ -386,11 +349,11 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
     m.queueStats = new TextDecoder().decode(await client.bus.request(STATS_SUBJECT, new Uint8Array(0), 5000));
     m.queueSaid = said(queueProc.logs);
     m.workersSaid = said(workersProc.logs);
+    await ppp.close();
     await inbox?.stop();
     m.failed = { raw: failures.raw, ppp: failures.ppp, first: new Map(failures.first) };
     return m;
   } finally {
-    await pppClientProc.stop();
     await workersProc.stop();
     await queueProc.stop();
   }
@@ -459,5 +422,4 @@ async function main(): Promise<void> {
 if (values.role !== 'bench') process.once('SIGTERM', () => process.exit(0));
 if (values.role === 'workers') await serveWorkers();
 else if (values.role === 'queue') await serveQueue();
-else if (values.role === 'ppp-client') await servePppClient();
 else await main();
