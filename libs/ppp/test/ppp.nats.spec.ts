@@ -43,10 +43,14 @@ const echo =
 describe('PPP on a real nats-server', () => {
   it('queue, two workers, a client - every request answered, both workers serve', async () => {
     const svc = service();
-    const queue = await PppQueue.start(mw.bus, { service: svc, heartbeatMs: HB });
-    const workers = await Promise.all(['a', 'b'].map((id) => PppWorker.start(mw.bus, echo(id), { service: svc, id, heartbeatMs: HB })));
+    // slow heartbeats and a long attempt timeout: this test is about sharing the work, and on a loaded machine (the
+    // whole suite at --parallel=2) the first 200 requests through cold code took more than 2 s, and a stall of more
+    // than 3 x 100 ms made the queue declare a worker dead
+    const hb = 500;
+    const queue = await PppQueue.start(mw.bus, { service: svc, heartbeatMs: hb });
+    const workers = await Promise.all(['a', 'b'].map((id) => PppWorker.start(mw.bus, echo(id), { service: svc, id, heartbeatMs: hb })));
     await waitFor(() => queue.machine.stats.workers === 2);
-    const client = new PppClient(mw.bus, { service: svc, timeoutMs: 2000 });
+    const client = new PppClient(mw.bus, { service: svc, timeoutMs: 15_000 });
     const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => client.request([b(String(i)), b('second part')])));
     expect(replies.map((r) => s(r[0]).split(':')[1])).toEqual(Array.from({ length: 200 }, (_, i) => String(i)));
     expect(new Set(replies.map((r) => s(r[0]).split(':')[0]))).toEqual(new Set(['a', 'b']));
