@@ -30,6 +30,22 @@ export class PppWorkerDied extends PppError {
   }
 }
 
+/** One attempt of a client request got no reply in time (Lazy Pirate retries it). */
+export class PppTimeout extends PppError {
+  override name = 'PppTimeout';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, 'timeout', true, options);
+  }
+}
+
+/** Nobody listens on the queue's frontend subject (nats-server answered "no responders"; Lazy Pirate retries). */
+export class PppNoResponders extends PppError {
+  override name = 'PppNoResponders';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, 'no_responders', true, options);
+  }
+}
+
 /** Lazy Pirate gave up: no reply after every retry. */
 export class PppNoReply extends PppError {
   override name = 'PppNoReply';
@@ -42,5 +58,7 @@ export function pppErrorFromCode(code: string, message: string): PppError {
   if (code === 'queue_full') return new PppQueueFull(message);
   if (code === 'worker_died') return new PppWorkerDied(message);
   if (code === 'no_reply') return new PppNoReply(message);
+  if (code === 'timeout') return new PppTimeout(message);
+  if (code === 'no_responders') return new PppNoResponders(message);
   return new PppError(message, code, false);
 }

@@ -25,11 +25,11 @@ export {
   envelopeFrames,
   type PppMessage,
 } from './protocol';
-export { PppError, PppQueueFull, PppWorkerDied, PppNoReply, pppErrorFromCode } from './errors';
+export { PppError, PppQueueFull, PppWorkerDied, PppNoReply, PppTimeout, PppNoResponders, pppErrorFromCode } from './errors';
 export { QueueMachine, type QueueOptions, type QueueAction } from './queue-machine';
 export { WorkerMachine, type WorkerOptions, type WorkerAction } from './worker-machine';
 export { PppQueue, type PppQueueOptions } from './queue';
 export { PppWorker, type PppWorkerOptions, type PppHandler } from './worker';
 export { PppClient, type PppClientOptions } from './client';
-export { pppSubjects, livenessSubject } from './subjects';
+export { pppSubjects, pppClientInbox, livenessSubject } from './subjects';
 export { requestFrames, replyFrames, parseRequest, parseReply, failFrames } from './client-link';

@@ -2,7 +2,20 @@ import { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer, waitFor } from '@esp/testing';
 import { systemClock, type Clock } from '@esp/timers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PppClient, PppNoReply, PppQueue, PppQueueFull, PppWorker, PppWorkerDied, type QueueAction } from '../src/index';
+import {
+  encodeFrames,
+  PppClient,
+  PppNoReply,
+  PppNoResponders,
+  PppQueue,
+  PppQueueFull,
+  pppSubjects,
+  PppTimeout,
+  PppWorker,
+  PppWorkerDied,
+  replyFrames,
+  type QueueAction,
+} from '../src/index';
 import { LinkProxy } from './fixtures/link-proxy';
 
 const b = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -30,10 +43,14 @@ const echo =
 describe('PPP on a real nats-server', () => {
   it('queue, two workers, a client - every request answered, both workers serve', async () => {
     const svc = service();
-    const queue = await PppQueue.start(mw.bus, { service: svc, heartbeatMs: HB });
-    const workers = await Promise.all(['a', 'b'].map((id) => PppWorker.start(mw.bus, echo(id), { service: svc, id, heartbeatMs: HB })));
+    // slow heartbeats and a long attempt timeout: this test is about sharing the work, and on a loaded machine (the
+    // whole suite at --parallel=2) the first 200 requests through cold code took more than 2 s, and a stall of more
+    // than 3 x 100 ms made the queue declare a worker dead
+    const hb = 500;
+    const queue = await PppQueue.start(mw.bus, { service: svc, heartbeatMs: hb });
+    const workers = await Promise.all(['a', 'b'].map((id) => PppWorker.start(mw.bus, echo(id), { service: svc, id, heartbeatMs: hb })));
     await waitFor(() => queue.machine.stats.workers === 2);
-    const client = new PppClient(mw.bus, { service: svc, timeoutMs: 2000 });
+    const client = new PppClient(mw.bus, { service: svc, timeoutMs: 15_000 });
     const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => client.request([b(String(i)), b('second part')])));
     expect(replies.map((r) => s(r[0]).split(':')[1])).toEqual(Array.from({ length: 200 }, (_, i) => String(i)));
     expect(new Set(replies.map((r) => s(r[0]).split(':')[0]))).toEqual(new Set(['a', 'b']));
@@ -92,6 +109,40 @@ describe('PPP on a real nats-server', () => {
     const t0 = Date.now();
     await expect(client.request(b('x'))).rejects.toThrow(/after 3 attempt/);
     expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it('Lazy Pirate - nobody on the frontend: the attempt fails at once with PppNoResponders, not after its timeout', async () => {
+    const client = new PppClient(mw.bus, { service: service(), timeoutMs: 20_000, retries: 0 });
+    const t0 = Date.now();
+    const err = await client.request(b('x')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PppNoReply);
+    expect((err as Error).cause).toBeInstanceOf(PppNoResponders);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    await client.close();
+  });
+
+  it('Lazy Pirate - a reply that comes after its attempt timed out is dropped; the retry gets its own answer', async () => {
+    const svc = service();
+    // a stand-in for the queue that answers the first attempt late and the second at once, each with its number
+    let attempts = 0;
+    const late: Promise<void>[] = [];
+    const stop = await mw.bus.subscribe(pppSubjects(svc).frontend, (m) => {
+      const n = ++attempts;
+      const answer = (): boolean => m.respond(encodeFrames(replyFrames([b(`attempt ${n}`)])));
+      if (n === 1) late.push(new Promise((r) => setTimeout(() => r(void answer()), 600)));
+      else answer();
+    });
+    const client = new PppClient(mw.bus, { service: svc, timeoutMs: 300, retries: 1, retryBackoffMs: 10 });
+    expect(s((await client.request(b('x')))[0])).toBe('attempt 2');
+    await Promise.all(late); // the late answer arrives at a client with nothing waiting for it
+    const single = new PppClient(mw.bus, { service: svc, timeoutMs: 300, retries: 0 });
+    expect(s((await single.request(b('y')))[0])).toBe('attempt 3'); // answered at once
+    attempts = 0; // the next one is answered late: a timeout, then PppNoReply
+    const timedOut = await single.request(b('z')).catch((e: unknown) => e);
+    expect((timedOut as Error).cause).toBeInstanceOf(PppTimeout);
+    await Promise.all(late);
+    await Promise.all([client.close(), single.close()]);
+    await stop();
   });
 
   it('Lazy Pirate - a queue that comes up during the retries serves the request', async () => {

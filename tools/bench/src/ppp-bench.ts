@@ -8,9 +8,14 @@
  * The workers (both kinds) and the PPP queue run in their own processes, as they would in production (this file,
  * started again with --role workers / --role queue); the client side runs here.
  *
- *   npm run bench:ppp [-- --requests 10000 --rounds 9 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3]
+ *   npm run bench:ppp [-- --requests 10000 --rounds 9 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3
+ *                        --table 16,64 --table-rounds 3 --raw-inbox]
  *
- * Last line: ppp_vs_raw=<median over rounds of PPP requests/s ÷ raw requests/s>. Goal >= 0.6.
+ * Last line: ppp_vs_raw=<median over rounds of PPP requests/s ÷ raw requests/s> at the headline configuration,
+ * --workers (8) workers on each side and --inflight (64) requests in flight. Goal >= 0.6. After the headline rounds,
+ * the same comparison is made with each worker count of --table (fewer rounds each) and printed as a table: RFC 6
+ * gives a PPP worker one request at a time, so the worker count sets how many requests one write between the queue
+ * and its workers can carry; the table shows how the ratio depends on it. The headline stays at --workers.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -28,6 +33,9 @@ const { values } = parseArgs({
     hb: { type: 'string', default: '1000' },
     liveness: { type: 'string', default: '3' },
     trials: { type: 'string', default: '3' },
+    table: { type: 'string', default: '16,64' },
+    'table-rounds': { type: 'string', default: '3' },
+    'raw-inbox': { type: 'boolean', default: false },
     role: { type: 'string', default: 'bench' },
     nats: { type: 'string', default: '' },
   },
@@ -39,15 +47,23 @@ const INFLIGHT = Number(values.inflight);
 const HB = Number(values.hb);
 const LIVENESS = Number(values.liveness);
 const TRIALS = Number(values.trials);
+/** Extra worker counts measured after the headline configuration (same count on both sides), fewer rounds each. */
+const TABLE = (values.table ?? '').split(',').filter(Boolean).map(Number);
+const TABLE_ROUNDS = Number(values['table-rounds']);
+/**
+ * Informative, not the baseline: also run the raw queue group through one reply subscription per client, as
+ * PppClient talks to its queue, instead of a nats.js `request` per call (which arms a timer and builds three Errors).
+ */
+const RAW_INBOX = values['raw-inbox'] === true;
 
 // a realistic small request: a document id and a 200-byte body
 const PAYLOAD = new TextEncoder().encode(`http://example.com/news/2026/11/22/article-000123.html ${'x'.repeat(200)}`);
 
 /** Failed requests by kind, with the first message of each (a failure is counted and reported, not fatal). */
-const failures = { raw: 0, ppp: 0, first: new Map<string, string>() };
+const failures = { raw: 0, ppp: 0, 'raw-inbox': 0, first: new Map<string, string>() };
 
 /** Requests answered per second with `inflight` callers; a failed request counts as not answered. */
-async function throughput(kind: 'raw' | 'ppp', call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
+async function throughput(kind: 'raw' | 'ppp' | 'raw-inbox', call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
   let next = 0;
   let ok = 0;
   const t0 = performance.now();
@@ -135,6 +151,13 @@ class CpuAccount {
     return [...this.reads.keys()].map((k) => `${k} ${per(this.reads.get(k))}/${per(this.writes.get(k))}`).join(', ');
   }
 
+  /** Read and write system calls of all the bench's processes per request. */
+  get syscallsPerRequest(): number {
+    let n = 0;
+    for (const k of this.reads.keys()) n += (this.reads.get(k) ?? 0) + (this.writes.get(k) ?? 0);
+    return n / this.requests;
+  }
+
   /** CPU seconds of all the bench's processes (client, nats-server, queue, workers) per request. */
   get cpuPerRequest(): number {
     return [...this.used.values()].reduce((a, b) => a + b, 0) / this.requests;
@@ -218,12 +241,52 @@ async function serveQueue(): Promise<void> {
   console.log(JSON.stringify({ msg: 'ready' }));
 }
 
-async function main(): Promise<void> {
-  const ns = await NatsServer.start({ jetstream: false });
-  const client = await Middleware.connect({ name: 'bench-client', servers: ns.url });
-  const broker = await Middleware.connect({ name: 'bench-detection', servers: ns.url });
+/** What the rounds of one configuration measured. */
+interface Measured {
+  workers: number;
+  rounds: number;
+  rawTp: number[];
+  pppTp: number[];
+  ratios: number[];
+  rawCpu: CpuAccount;
+  pppCpu: CpuAccount;
+  queueSaid: string;
+  workersSaid: string;
+  queueStats: string;
+  /** Failed requests during the rounds, and the first error of each kind. */
+  failed: { raw: number; ppp: number; first: Map<string, string> };
+  /** --raw-inbox: the raw queue group through one reply subscription (not the baseline). */
+  inboxTp: number[];
+  inboxCpu: CpuAccount;
+}
+
+/**
+ * --raw-inbox: request/reply to the raw queue group through one reply subscription and a Map, with no timer at all
+ * (a lower bound for a client that keeps its own replies, as PppClient does).
+ */
+async function inboxCaller(bus: RawBus, workers: number): Promise<{ call: () => Promise<Uint8Array>; stop: () => Promise<void> }> {
+  const waiting = new Map<number, (d: Uint8Array) => void>();
+  let seq = 0;
+  const inbox = RawBus.subject('bench', 'ppp-raw-inbox', String(workers));
+  const stop = await bus.subscribe(`${inbox}.*`, (m) => {
+    const n = Number(m.subject.slice(inbox.length + 1));
+    const resolve = waiting.get(n);
+    waiting.delete(n);
+    resolve?.(m.data);
+  });
+  const call = (): Promise<Uint8Array> =>
+    new Promise((resolve) => {
+      const n = ++seq;
+      waiting.set(n, resolve);
+      bus.publish(RAW_SUBJECT, PAYLOAD, { reply: `${inbox}.${n}` });
+    });
+  return { call, stop };
+}
+
+/** Starts the queue and `workers` workers (raw and PPP) as processes, runs `rounds` rounds, stops them. */
+async function measure(ns: NatsServer, client: Middleware, workers: number, rounds: number): Promise<Measured> {
   const self = 'tools/bench/src/ppp-bench.ts';
-  const common = ['--nats', ns.url, '--workers', String(WORKERS), '--inflight', String(INFLIGHT)];
+  const common = ['--nats', ns.url, '--workers', String(workers), '--inflight', String(INFLIGHT)];
   const env = { ESP_CHILD_LOG_LEVEL: 'warn' };
   const queueProc = await ChildService.start({ entry: self, args: ['--role', 'queue', ...common], env });
   const workersProc = await ChildService.start({ entry: self, args: ['--role', 'workers', ...common], env });
@@ -232,24 +295,36 @@ async function main(): Promise<void> {
     while (!queueProc.logs.some((l) => l['msg'] === 'workers')) await new Promise((r) => setTimeout(r, 10));
     const ppp = new PppClient(client.bus, { service: 'bench', timeoutMs: 5000, retries: 0 });
     const pppCall = (): Promise<Uint8Array[]> => ppp.request(PAYLOAD);
+    const inbox = RAW_INBOX ? await inboxCaller(client.bus, workers) : undefined;
 
     await throughput('raw', rawCall, 3000, INFLIGHT);
+    if (inbox) await throughput('raw-inbox', inbox.call, 3000, INFLIGHT);
     await throughput('ppp', pppCall, 3000, INFLIGHT);
-    failures.raw = failures.ppp = 0;
+    failures.raw = failures.ppp = failures['raw-inbox'] = 0;
     failures.first.clear();
     // what the children log from here on is reported at the end
     const startLogs = new Map([queueProc.logs, workersProc.logs].map((l) => [l, l.length]));
     const pids = { client: process.pid, 'nats-server': ns.pid, queue: queueProc.pid, workers: workersProc.pid };
-    const rawCpu = new CpuAccount(pids);
-    const pppCpu = new CpuAccount(pids);
-    const rawTp: number[] = [];
-    const pppTp: number[] = [];
-    const ratios: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
+    const m: Measured = {
+      workers,
+      rounds,
+      rawTp: [],
+      pppTp: [],
+      ratios: [],
+      rawCpu: new CpuAccount(pids),
+      pppCpu: new CpuAccount(pids),
+      queueSaid: '',
+      workersSaid: '',
+      queueStats: '',
+      failed: failures,
+      inboxTp: [],
+      inboxCpu: new CpuAccount(pids),
+    };
+    for (let r = 0; r < rounds; r++) {
       // a round is one raw and one PPP run back to back, in alternating order, so that load on the machine that
       // comes and goes hits both alike; the ratio is taken per round
-      const raw = (): Promise<number> => rawCpu.measure(REQUESTS, () => throughput('raw', rawCall, REQUESTS, INFLIGHT));
-      const pp = (): Promise<number> => pppCpu.measure(REQUESTS, () => throughput('ppp', pppCall, REQUESTS, INFLIGHT));
+      const raw = (): Promise<number> => m.rawCpu.measure(REQUESTS, () => throughput('raw', rawCall, REQUESTS, INFLIGHT));
+      const pp = (): Promise<number> => m.pppCpu.measure(REQUESTS, () => throughput('ppp', pppCall, REQUESTS, INFLIGHT));
       let a: number;
       let b: number;
       if (r % 2 === 0) {
@@ -259,26 +334,45 @@ async function main(): Promise<void> {
         b = await pp();
         a = await raw();
       }
-      rawTp.push(a);
-      pppTp.push(b);
-      ratios.push(b / a);
+      m.rawTp.push(a);
+      m.pppTp.push(b);
+      m.ratios.push(b / a);
+      if (inbox) m.inboxTp.push(await m.inboxCpu.measure(REQUESTS, () => throughput('raw-inbox', inbox.call, REQUESTS, INFLIGHT)));
     }
     // what the queue and the workers said (they log at warn and above): workers declared dead, requests failed back
     const said = (logs: Record<string, unknown>[]): string => {
       const counts = new Map<string, number>();
       for (const l of logs.slice(startLogs.get(logs) ?? 0)) if (typeof l['msg'] === 'string') counts.set(l['msg'], (counts.get(l['msg']) ?? 0) + 1);
-      return counts.size === 0 ? 'nothing' : [...counts].map(([m, c]) => `${c} x "${m}"`).join(', ');
+      return counts.size === 0 ? 'nothing' : [...counts].map(([msg, c]) => `${c} x "${msg}"`).join(', ');
     };
     // a request lost on the way to or from a worker would leave that worker busy for good (it still heartbeats)
-    const queueStats = new TextDecoder().decode(await client.bus.request(STATS_SUBJECT, new Uint8Array(0), 5000));
-    const queueSaid = said(queueProc.logs);
-    const workersSaid = said(workersProc.logs);
+    m.queueStats = new TextDecoder().decode(await client.bus.request(STATS_SUBJECT, new Uint8Array(0), 5000));
+    m.queueSaid = said(queueProc.logs);
+    m.workersSaid = said(workersProc.logs);
+    await ppp.close();
+    await inbox?.stop();
+    m.failed = { raw: failures.raw, ppp: failures.ppp, first: new Map(failures.first) };
+    return m;
+  } finally {
     await workersProc.stop();
     await queueProc.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const ns = await NatsServer.start({ jetstream: false });
+  const client = await Middleware.connect({ name: 'bench-client', servers: ns.url });
+  const broker = await Middleware.connect({ name: 'bench-detection', servers: ns.url });
+  try {
+    const head = await measure(ns, client, WORKERS, ROUNDS);
+    const headFailures = head.failed;
+    const table: Measured[] = [];
+    for (const w of TABLE) if (w !== WORKERS) table.push(await measure(ns, client, w, TABLE_ROUNDS));
 
     const times = await detection(broker.bus);
     const expected = HB * LIVENESS;
-    const ratio = median(ratios);
+    const ratio = median(head.ratios);
+    const { rawTp, pppTp, ratios, rawCpu, pppCpu } = head;
     console.log(`rounds=${ROUNDS} requests_per_round=${REQUESTS} workers=${WORKERS} inflight=${INFLIGHT} payload_bytes=${PAYLOAD.length}`);
     console.log(`raw queue group: ${fmt(median(rawTp), 0)} requests/s   (rounds: ${rawTp.map((x) => fmt(x, 0)).join(', ')})`);
     console.log(`ppp queue:       ${fmt(median(pppTp), 0)} requests/s   (rounds: ${pppTp.map((x) => fmt(x, 0)).join(', ')})`);
@@ -288,19 +382,36 @@ async function main(): Promise<void> {
     // the bench's share of a busy machine varies; CPU per request does not: on a machine that others load fully, the
     // throughput ratio tends to this one
     console.log(`ppp_cpu_vs_raw=${fmt(rawCpu.cpuPerRequest / pppCpu.cpuPerRequest)} (raw CPU per request ÷ PPP CPU per request)`);
+    if (RAW_INBOX) {
+      // informative only: the baseline stays the nats.js request above
+      console.log(`raw queue group through one reply subscription (not the baseline): ${fmt(median(head.inboxTp), 0)} requests/s; cpu: ${head.inboxCpu.summary()}`);
+      console.log(`ppp_cpu_vs_raw_inbox=${fmt(head.inboxCpu.cpuPerRequest / pppCpu.cpuPerRequest)} (failed: ${failures['raw-inbox']})`);
+    }
     console.log(`read/write syscalls per request, raw: ${rawCpu.syscallSummary()}`);
     console.log(`read/write syscalls per request, ppp: ${pppCpu.syscallSummary()}`);
-    const firsts = [...failures.first].map(([k, m]) => `${k}: ${m}`).join('; ');
-    console.log(`failed requests: raw ${failures.raw}, ppp ${failures.ppp}${firsts ? ` (first: ${firsts})` : ''}`);
-    console.log(`during the rounds the queue logged ${queueSaid}; the workers logged ${workersSaid}; queue after the rounds: ${queueStats}`);
+    const firsts = [...headFailures.first].map(([k, msg]) => `${k}: ${msg}`).join('; ');
+    console.log(`failed requests: raw ${headFailures.raw}, ppp ${headFailures.ppp}${firsts ? ` (first: ${firsts})` : ''}`);
+    console.log(`during the rounds the queue logged ${head.queueSaid}; the workers logged ${head.workersSaid}; queue after the rounds: ${head.queueStats}`);
+    if (table.length > 0) {
+      // not the headline: the same comparison with other worker counts (same count on both sides), fewer rounds
+      console.log(`by worker count (${INFLIGHT} in flight; headline row ${WORKERS} workers x ${ROUNDS} rounds, others ${TABLE_ROUNDS} rounds):`);
+      console.log('  workers | raw req/s | ppp req/s | ppp/raw | CPU us/req raw | CPU us/req ppp | ppp_cpu_vs_raw | syscalls/req raw | syscalls/req ppp | failed raw/ppp | queue/workers logged');
+      for (const m of [head, ...table].sort((x, y) => x.workers - y.workers)) {
+        const sys = (c: CpuAccount): string => fmt(c.syscallsPerRequest, 2);
+        console.log(
+          `  ${String(m.workers).padStart(7)} | ${fmt(median(m.rawTp), 0).padStart(9)} | ${fmt(median(m.pppTp), 0).padStart(9)} | ${fmt(median(m.ratios)).padStart(7)} | ` +
+            `${fmt(m.rawCpu.cpuPerRequest * 1e6, 1).padStart(14)} | ${fmt(m.pppCpu.cpuPerRequest * 1e6, 1).padStart(14)} | ` +
+            `${fmt(m.rawCpu.cpuPerRequest / m.pppCpu.cpuPerRequest).padStart(14)} | ${sys(m.rawCpu).padStart(16)} | ${sys(m.pppCpu).padStart(16)} | ${`${m.failed.raw}/${m.failed.ppp}`.padStart(14)} | ${m.queueSaid} / ${m.workersSaid}`,
+        );
+      }
+    }
     console.log(
       `dead-worker detection: ${times.map((t) => fmt(t, 0)).join(', ')} ms (median ${fmt(median(times), 0)} ms) against interval × liveness = ${HB} × ${LIVENESS} = ${expected} ms (window ${expected - HB}..${expected + HB} ms)`,
     );
     console.log(`ppp_detection_ms=${fmt(median(times), 0)}`);
+    console.log(`headline configuration: ${WORKERS} workers on each side, ${INFLIGHT} requests in flight, ${ROUNDS} rounds`);
     console.log(`ppp_vs_raw=${fmt(ratio)}`);
   } finally {
-    await workersProc.kill();
-    await queueProc.kill();
     await client.close();
     await broker.close();
     await ns.cleanup();
