@@ -15,9 +15,7 @@
  * processor may be freed by another client's batch) costs at most that much before the client simply tries again.
  * The cap adapts to how long processors take: it starts at minWaitMs; a wait that ran out and was answered by
  * processors_busy again was too short (on a loaded machine a batch can take longer than 50 ms), so the cap doubles,
- * up to maxWaitMs. It comes back down slowly (a quarter each time) while processors are freed well within it (a wait
- * ended by a processor after less than a quarter of the cap), or when a try after a wait that ran out was taken (a
- * processor freed by another client's batch, say). Halving at once would have it run out every other time.
+ * up to maxWaitMs; a wait that a processor ended, or a try after a wait that ran out that was taken, halves it back.
  */
 import { systemClock, type Clock } from '@esp/timers';
 
@@ -70,7 +68,7 @@ export class ProcessorCredits {
   }
 
   private shorten(): void {
-    this.waitMs = Math.max(this.minWaitMs, this.waitMs * 0.75);
+    this.waitMs = Math.max(this.minWaitMs, this.waitMs / 2);
   }
 
   /** A processor reported its batch processed: it is free again. */
@@ -85,7 +83,6 @@ export class ProcessorCredits {
   /** Resolves when a processor is believed free, or after maxWaitMs. */
   ready(): Promise<void> {
     if (this.free > 0) return Promise.resolve();
-    const since = this.clock.now();
     return new Promise((resolve) => {
       const timer = this.clock.setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== wake);
@@ -95,7 +92,7 @@ export class ProcessorCredits {
       const wake = () => {
         this.clock.clearTimeout(timer);
         this.ranOut = false;
-        if (this.clock.now() - since < this.waitMs / 4) this.shorten();
+        this.shorten();
         resolve();
       };
       this.waiters.push(wake);
