@@ -51,39 +51,6 @@ describe('ProcessorCredits', () => {
     expect(c.available).toBe(1);
   });
 
-  it('the wait cap doubles when a wait ran out and the processors were still busy, and halves back when one is freed in time', async () => {
-    const clock = new ManualClock();
-    const c = new ProcessorCredits(50, clock, 400);
-    const runOut = async () => {
-      c.busy(c.mark());
-      const r = c.ready();
-      clock.advance(c.waitCapMs);
-      expect(await settled(r)).toBe(true);
-    };
-    await runOut(); // 50 ms ran out ...
-    c.busy(c.mark()); // ... and the try was refused again: too short
-    expect(c.waitCapMs).toBe(100);
-    await runOut();
-    await runOut();
-    await runOut();
-    await runOut();
-    expect(c.waitCapMs).toBe(400); // bounded: a lost callback never stalls the client longer
-    // a processor freed within the wait: long enough, the cap comes back down
-    const r = c.ready();
-    clock.advance(10);
-    c.freed();
-    expect(await settled(r)).toBe(true);
-    expect(c.waitCapMs).toBe(200);
-    // a wait that ran out and whose try was taken (freed by another client's batch, say) also shortens it
-    c.taken();
-    c.busy(c.mark());
-    const r2 = c.ready();
-    clock.advance(200);
-    expect(await settled(r2)).toBe(true);
-    c.taken();
-    expect(c.waitCapMs).toBe(100);
-  });
-
   it('taken never counts below zero', () => {
     const c = new ProcessorCredits(50, new ManualClock());
     c.busy(c.mark());
