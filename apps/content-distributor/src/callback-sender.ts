@@ -1,13 +1,15 @@
 import type { OperationStatusInfo } from '@esp/codecs';
-import { operationCallbackInterface, type Aor, type ProxyOf } from '@esp/interfaces';
+import { MAX_STATUSES_PER_CALLBACK, operationCallbackInterface, type Aor, type ProxyOf } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import { backoffDelay, sleep } from '@esp/timers';
 
 /**
- * Delivers the distributor's callbacks (received, processing completed) to one content client, in order, retrying
- * transient failures. Bounded: these callbacks are informational (finals come from the indexer), so when a client
- * stops listening the oldest are dropped with a warning instead of growing without bound.
+ * Delivers the distributor's callbacks (processing completed; received goes back in process's reply) to one content
+ * client, in order, retrying transient failures. What queued up while a call was in flight goes in one `callbacks`
+ * call (operation_callback 5.1): one round trip however many statuses wait. Bounded: these callbacks are
+ * informational (finals come from the indexer), so when a client stops listening the oldest are dropped with a
+ * warning instead of growing without bound.
  */
 export class CallbackSender {
   private readonly queue: OperationStatusInfo[] = [];
@@ -38,10 +40,15 @@ export class CallbackSender {
   private async pump(): Promise<void> {
     this.running = true;
     let attempt = 0;
-    for (let status = this.queue[0]; status && !this.closed; status = this.queue[0]) {
+    while (this.queue.length > 0 && !this.closed) {
+      // the head of the queue, as it is now (send may drop the oldest meanwhile: remove what was sent by identity)
+      const statuses = this.queue.slice(0, MAX_STATUSES_PER_CALLBACK);
       try {
-        await this.proxy.callback(status);
-        this.queue.shift();
+        await this.proxy.callbacks(statuses);
+        const sent = new Set(statuses);
+        let n = 0;
+        while (n < this.queue.length && sent.has(this.queue[n] as OperationStatusInfo)) n++;
+        this.queue.splice(0, n);
         attempt = 0;
       } catch (err) {
         const e = err as { retryable?: boolean; code?: string };

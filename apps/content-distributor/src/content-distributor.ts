@@ -277,7 +277,7 @@ export class ContentDistributor {
     this.objects.push(this.sfObject as unknown as ServerObject<InterfaceDef>, this.mdObject as unknown as ServerObject<InterfaceDef>);
     const dn = await this.activate(dispatcherNodeInterface, this.dispatcherNodeImpl(), `dispatcher_node_${this.opts.nodeId}`, nodeName);
     const ph = await this.activate(procserverHandlerInterface, this.procserverHandlerImpl(), `procserver_handler_${this.opts.nodeId}`, nodeName);
-    this.callbackSink = (await this.activate(operationCallbackInterface, { callback: () => undefined }, `callback_sink_${this.opts.nodeId}`, '')).aor;
+    this.callbackSink = (await this.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, `callback_sink_${this.opts.nodeId}`, '')).aor;
     // the node's own objects first (3.5.3): whoever becomes master resolves them at register_dispatcher
     await this.bindOrTakeOver(nodeName, dispatcherNodeInterface, dn.aor);
     await this.bindOrTakeOver(nodeName, procserverHandlerInterface, ph.aor);
@@ -708,10 +708,10 @@ export class ContentDistributor {
 
   // ---- dispatch (MS-FSDPD 3.5.6) ----
 
-  private async dispatch(session: FeedingSession, batch: OperationSet): Promise<void> {
+  private async dispatch(session: FeedingSession, batch: OperationSet): Promise<OperationStatusInfo[]> {
     if (this.shuttingDown) throw new ShuttingDown('content distributor is shutting down');
     const ops = batch.operations;
-    if (ops.length === 0) return;
+    if (ops.length === 0) return [];
     let prev = session.lastAcceptedOpId;
     for (const op of ops) {
       if (op.id <= prev) {
@@ -762,9 +762,8 @@ export class ContentDistributor {
     session.lastAcceptedOpId = prev;
     session.completedOpId = Math.max(session.completedOpId, batch.completed_op_id);
     this.batchesSinceStart++;
-    session.callbacks?.send(
-      new OperationStatusInfo({ first_op_id: ops[0]?.id ?? prev, last_op_id: prev, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }),
-    );
+    // received goes back in the reply (processing session 5.2), not as a callback of its own: one round trip less
+    return [new OperationStatusInfo({ first_op_id: ops[0]?.id ?? prev, last_op_id: prev, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] })];
   }
 
   /** Gives the batch to one processor; 'retry' when it refused before taking it (the caller tries the next one). */

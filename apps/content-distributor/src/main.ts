@@ -6,6 +6,7 @@
  *   tsx apps/content-distributor/src/main.ts --node-id 1 --ping-interval-ms 1000   # a second one: backup, takes over
  */
 import { stopOnSignals } from '@esp/cli-options';
+import { keepEncodedForms, OperationSet } from '@esp/codecs';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
@@ -23,6 +24,10 @@ if (cli.kind === 'error') {
   process.stderr.write(`content-distributor: ${cli.message}\nTry --help.\n`);
   process.exit(2);
 }
+
+// a client's batch goes to an item processor as it came: re-encoding it would walk its 100 documents again for the
+// same bytes. The distributor only reads the batches it decodes (ids, for its holders), so it may send them as they came.
+keepEncodedForms(OperationSet);
 
 const log = createLogger('content-distributor', { node: cli.nodeId });
 const mw = await Middleware.connect({ name: `content-distributor-${cli.nodeId}`, servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {

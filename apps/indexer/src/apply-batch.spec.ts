@@ -153,4 +153,21 @@ describe('applyBatch: writes and final-status arbitration', () => {
     expect(apply(batch(0, update(1, 'a', { title: 'again' }), update(2, 'b', {}))).statuses).toEqual([]);
     expect(docs.get('a')!.attributes['title']).toBe('A');
   });
+
+  it('a batch whose transaction rolled back left nothing final: its copy is applied (the in-memory bound of finals stays safe)', () => {
+    apply(batch(0, update(1, 'a', { title: 'A' })));
+    // ids 2..3 decided inside a transaction that then fails as a whole (as a failed commit would)
+    expect(() =>
+      db.transaction(() => {
+        applyBatch(docs, journal, S, batch(0, update(2, 'b', {}), update(3, 'c', {})), NOW);
+        throw new Error('disk full (test)');
+      })(),
+    ).toThrow('disk full');
+    expect(journal.isFinal(S, 2)).toBe(false);
+    expect(apply(batch(0, update(2, 'b', { title: 'B' }), update(1, 'a', { title: 'late copy' }))).statuses.map(brief)).toEqual(['secured 2-2', 'completed 2-2']);
+    expect(journal.isFinal(S, 1)).toBe(true);
+    expect(journal.isFinal(S, 4)).toBe(false);
+    expect(docs.get('b')!.attributes['title']).toBe('B');
+    expect(docs.get('a')!.attributes['title']).toBe('A');
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * Delivers one session's statuses to the content client's operation_callback, one at a time and in order, and
- * keeps trying: a failed call (timeout, no responders, a retryable exception from the client, anything) is retried
+ * Delivers one session's statuses to the content client's operation_callback, in order, everything pending in one
+ * `callbacks` call (operation_callback 5.1; a batch's secured and completed come out of one commit, so they travel
+ * together: one round trip through NATS instead of two), and keeps trying: a failed call (timeout, no responders, a retryable exception from the client, anything) is retried
  * with exponential backoff for as long as the session lives. It never blocks the writer: the writer hands over
  * statuses already committed to the outbox and goes on; `backlog` is what process() looks at to push back.
  *
@@ -8,12 +9,12 @@
  *   sender.enqueue(entries);          // after the transaction that wrote them to the outbox committed
  *   await sender.idle(5_000);         // true once everything is delivered
  */
-import type { Aor, ProxyOf, operationCallbackInterface } from '@esp/interfaces';
+import { MAX_STATUSES_PER_CALLBACK, type Aor, type ProxyOf, type operationCallbackInterface } from '@esp/interfaces';
 import { operationStateName } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { OutboxEntry } from './session-journal';
 
-export type CallbackProxy = Pick<ProxyOf<typeof operationCallbackInterface>, 'callback'>;
+export type CallbackProxy = Pick<ProxyOf<typeof operationCallbackInterface>, 'callbacks'>;
 
 export interface RetryPolicy {
   /** First wait after a failure (ms). */
@@ -113,10 +114,13 @@ export class CallbackSender {
   }
 
   private async loop(): Promise<void> {
-    for (let entry = this.pending[0]; entry !== undefined && !this.stopped; entry = this.pending[0]) {
+    while (this.pending.length > 0 && !this.stopped) {
       const proxy = this.proxy;
+      // only enqueue() changes `pending` meanwhile, and it appends: the sent ones stay its head
+      const entries = this.pending.slice(0, MAX_STATUSES_PER_CALLBACK);
+      const entry = entries[0] as OutboxEntry;
       try {
-        await proxy.callback(entry.status);
+        await proxy.callbacks(entries.map((e) => e.status));
       } catch (err) {
         if (this.stopped) break;
         this.failures++;
@@ -127,6 +131,7 @@ export class CallbackSender {
           state: operationStateName(entry.status.state),
           first_op_id: entry.status.first_op_id,
           last_op_id: entry.status.last_op_id,
+          statuses: entries.length,
           code: e.code,
           err: e.message,
           attempt: this.failures,
@@ -142,9 +147,9 @@ export class CallbackSender {
       }
       if (this.failures > 0) this.log.info({ attempts: this.failures + 1 }, 'callback delivered after retries');
       this.failures = 0;
-      this.pending.shift();
-      this.delivered++;
-      this.onDelivered(entry);
+      this.pending.splice(0, entries.length);
+      this.delivered += entries.length;
+      for (const e of entries) this.onDelivered(e);
     }
     this.running = false;
     if (this.pending.length === 0) {

@@ -32,6 +32,13 @@ export const NO_FLOOR = Number.MIN_SAFE_INTEGER;
 
 export class SessionJournal {
   private readonly s;
+  /**
+   * Per session, an upper bound of the operation ids in its finals, read from the table once and raised by
+   * markFinal. An id above it cannot be final, so isFinal answers without a query for the usual operation (a new
+   * one: ids increase within a session). A transaction rolled back leaves the bound higher than the table's
+   * maximum, which only costs a query; rows are never added without markFinal (one writer: the file is locked).
+   */
+  private readonly maxFinal = new Map<number, number>();
 
   constructor(readonly db: Db) {
     this.s = {
@@ -48,6 +55,7 @@ export class SessionJournal {
       isFinal: db.prepare<[number, number], { state: number }>('SELECT state FROM finals WHERE session = ? AND op_id = ?'),
       markFinal: db.prepare('INSERT INTO finals (session, op_id, state) VALUES (?, ?, ?)'),
       finalsCount: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM finals WHERE session = ?'),
+      maxFinal: db.prepare<[number], { m: number | null }>('SELECT max(op_id) AS m FROM finals WHERE session = ?'),
       append: db.prepare('INSERT INTO outbox (session, status) VALUES (?, ?)'),
       outbox: db.prepare<[], { seq: number; session: number; status: Buffer }>('SELECT seq, session, status FROM outbox ORDER BY seq'),
       ack: db.prepare('DELETE FROM outbox WHERE seq = ?'),
@@ -76,6 +84,7 @@ export class SessionJournal {
 
   /** Forgets the session: its row, its finals and any statuses it still owed. */
   deleteSession(id: number): void {
+    this.maxFinal.delete(id);
     this.db.transaction(() => {
       this.s.deleteSession.run(id);
       this.s.deleteFinals.run(id);
@@ -97,11 +106,22 @@ export class SessionJournal {
   }
 
   isFinal(id: number, opId: number): boolean {
+    if (opId > this.maxFinalOf(id)) return false;
     return this.s.isFinal.get(id, opId) !== undefined;
   }
 
   markFinal(id: number, opId: number, state: number): void {
     this.s.markFinal.run(id, opId, state);
+    if (opId > this.maxFinalOf(id)) this.maxFinal.set(id, opId);
+  }
+
+  private maxFinalOf(id: number): number {
+    let max = this.maxFinal.get(id);
+    if (max === undefined) {
+      max = this.s.maxFinal.get(id)?.m ?? Number.MIN_SAFE_INTEGER;
+      this.maxFinal.set(id, max);
+    }
+    return max;
   }
 
   finalsCount(id: number): number {

@@ -9,7 +9,9 @@ export class CallbackRecorder {
   readonly acked: OperationStatusInfo[] = [];
   /** Every call, refused ones included. */
   readonly attempts: OperationStatusInfo[] = [];
-  /** While it returns true for a status, the call is refused with system_resource_error (retryable). */
+  /** Calls received (a `callbacks` call counts once however many statuses it carries). */
+  calls = 0;
+  /** While it returns true for a status, the call carrying it is refused with system_resource_error (retryable). */
   refuse: (s: OperationStatusInfo) => boolean = () => false;
 
   private constructor(readonly aor: Aor) {}
@@ -19,17 +21,21 @@ export class CallbackRecorder {
     const obj = await mw.activate(
       operationCallbackInterface,
       {
-        callback: (status) => {
-          const r = holder.r!;
-          r.attempts.push(status);
-          if (r.refuse(status)) throw new SystemResourceError('client busy (test)');
-          r.acked.push(status);
-        },
+        callback: (status) => holder.r!.take([status]),
+        callbacks: (statuses) => holder.r!.take(statuses),
       },
       { object_id: objectId, port },
     );
     holder.r = new CallbackRecorder(obj.aor);
     return holder.r;
+  }
+
+  /** One call: all of its statuses are acknowledged, or (one refused) none. */
+  private take(statuses: readonly OperationStatusInfo[]): void {
+    this.attempts.push(...statuses);
+    this.calls++;
+    if (statuses.some((s) => this.refuse(s))) throw new SystemResourceError('client busy (test)');
+    this.acked.push(...statuses);
   }
 
   briefs(): string[] {

@@ -32,7 +32,7 @@ describe('indexer as a process: kill -9 and restart', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('killed after "secured", restarted: the document is still there, its final comes once, a late copy is ignored', async () => {
+  it('killed after the commit with its statuses owed, restarted: the document is still there, its final comes once, a late copy is ignored', async () => {
     proc = await ChildService.start({ entry: ENTRY, args: ['--nats', ns.url, '--data', dir, '--collections', 'news,web', '--base-port', '18000'] });
     expect(readdirSync(dir).filter((f) => f.endsWith('.sqlite')).sort()).toEqual(['news.sqlite', 'web.sqlite']);
     const cb = await CallbackRecorder.start(client, 'kill-test-callback');
@@ -43,17 +43,20 @@ describe('indexer as a process: kill -9 and restart', () => {
     const aor = await factory.create(11, 'news', cb.aor);
     const session = client.proxy(coreSessionInterface, aor);
     const first = batch(0, update(1, 'kept', { title: 'Survives a crash', body: 'written and fsynced before secured' }), update(2, 'also-kept', { title: 'Second' }));
-    await session.process(first);
-    await waitFor(() => cb.acked.some((s) => s.state === OperationState.secured), { what: 'secured' });
+    await session.process(first); // resolves once committed: the batch is on disk
+    // secured and completed come out of one commit and travel in one callbacks call, refused while completed is held
     await waitFor(() => cb.attempts.some((s) => s.state === OperationState.completed), { what: 'a first attempt of completed' });
+    expect(cb.attempts.slice(0, 2).map((s) => s.state)).toEqual([OperationState.secured, OperationState.completed]);
+    expect(cb.acked).toEqual([]);
 
     await proc.kill(); // SIGKILL: no cleanup
     holdCompleted = false;
     await expect(session.__ping()).rejects.toMatchObject({ code: 'object_not_exist' });
     await proc.restart();
 
-    // the owed final is delivered by the new process, from its outbox
+    // the owed statuses are delivered by the new process, from its outbox
     await waitFor(() => cb.acked.some((s) => s.state === OperationState.completed), { what: 'completed after the restart' });
+    expect(cb.acked.some((s) => s.state === OperationState.secured)).toBe(true);
     // the same session object answers again (same AOR); the item processor's late copy of the batch is ignored
     await session.process(first);
     await session.process(batch(2, update(3, 'after', { title: 'After the restart' })));

@@ -223,6 +223,8 @@ describe('indexer in process, on a real nats-server with the name server', () =>
     expect(again.object_id).toBe('indexing-session-4'); // the same session object
     await waitFor(() => back.acked.length >= 2);
     expect(back.briefs()).toEqual(['secured 1-2', 'completed 1-2']);
+    // what was owed went in one callbacks call (operation_callback 5.1), not one call per status
+    expect(back.calls).toBe(1);
     // create of an existing id returns it too
     expect((await factory.create(4, 'default', back.aor)).object_id).toBe('indexing-session-4');
     // an id of another collection is refused clearly

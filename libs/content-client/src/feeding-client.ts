@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { Action, GuaranteeSet, OperationSet, OperationState, type DocumentError, type OperationStatusInfo } from '@esp/codecs';
+import { Action, GuaranteeSet, OperationSet, OperationState, OperationStatusInfo, type DocumentError } from '@esp/codecs';
 import {
   DISPATCHER_NAME,
   ResolveException,
@@ -47,7 +47,10 @@ export interface FeedingClientOptions {
   maxResubmits?: number;
   /** Called once per document when it reaches its final outcome. */
   onOutcome?: (docId: string, outcome: DocumentOutcome) => void;
-  /** Called with every callback as it arrives (received, secured, completed, lost), before it is applied. */
+  /**
+   * Called with every status as it arrives (received, from process's reply; secured, completed, lost, from
+   * callbacks), before it is applied.
+   */
   onStatus?: (status: OperationStatusInfo) => void;
   timeoutMs?: number;
   /**
@@ -124,8 +127,8 @@ export class FeedingClient {
   private readonly pending = new Map<number, PendingOp>();
   private readonly finalIds = new Set<number>();
   /**
-   * Final before their `received` arrived: the distributor's callbacks and the indexer's come by different senders,
-   * so a batch indexed quickly can overtake its `received`. It is counted when it comes.
+   * Final before their `received` arrived: `received` comes in the distributor's reply to process and the finals
+   * from the indexer, so a batch indexed quickly can overtake its `received`. It is counted when it comes.
    */
   private readonly receivedLate = new Set<number>();
   private buffer: FeedDocument[] = [];
@@ -176,7 +179,13 @@ export class FeedingClient {
     const { mw } = this.opts;
     this.callbackObject = await mw.activate(
       operationCallbackInterface,
-      { callback: (status) => this.onCallback(status) },
+      {
+        callback: (status) => this.onCallback(status),
+        // several statuses in one call (the indexer's secured + completed of a batch, say): the same, in order
+        callbacks: (statuses) => {
+          for (const status of statuses) this.onCallback(status);
+        },
+      },
       { object_id: `feed-callback-${randomUUID()}`, port: 0 },
     );
     // a master in the middle of its claim answers server_busy, a distributor whose session replication is reshaping
@@ -406,15 +415,18 @@ export class FeedingClient {
           wake = reject;
           this.goneWaiters.add(reject);
         });
-        await Promise.race([this.session.process(batch), gone]);
+        const statuses = await Promise.race([this.session.process(batch), gone]);
         this.credits.taken();
         this.acknowledge(batch);
+        // the batch's received (processing session 5.2) comes in the reply, applied as a callback would be
+        for (const status of statuses) this.onCallback(status);
         return;
       } catch (err) {
         if (wake) this.goneWaiters.delete(wake);
         if (timedOut && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
-          // the call that timed out was taken after all
+          // the call that timed out was taken after all; its reply, which carried the received status, is lost
           this.acknowledge(batch);
+          this.onCallback(new OperationStatusInfo({ first_op_id: first, last_op_id: last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }));
           return;
         }
         if (isSessionGone(err)) {

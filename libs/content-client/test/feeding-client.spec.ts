@@ -26,7 +26,8 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
   let ns: NatsServer;
   let server: Middleware;
   let clientMw: Middleware;
-  let onBatch: (batch: OperationSet, callback: (s: OperationStatusInfo) => Promise<void>) => Promise<void>;
+  /** Returns what process replies with (processing session 5.2: the batch's received status, or nothing). */
+  let onBatch: (batch: OperationSet, callback: (s: OperationStatusInfo | OperationStatusInfo[]) => Promise<void>) => Promise<OperationStatusInfo[] | void>;
   const batches: number[][] = [];
   /** The session the factory hands out (a test replaces it to play a failover) and the client's callback. */
   let sessionObject: ServerObject<typeof processingSessionInterface>;
@@ -43,9 +44,11 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
         process: async (batch) => {
           batches.push(batch.operations.map((o: Operation) => o.id));
           const cb = server.proxy(operationCallbackInterface, callbackAor!);
-          await onBatch(batch, async (s) => {
-            await cb.callback(s);
+          // a list goes in one `callbacks` call (operation_callback 5.1), as the indexer sends secured + completed
+          const reply = await onBatch(batch, async (s) => {
+            await (Array.isArray(s) ? cb.callbacks(s) : cb.callback(s));
           });
+          return reply ?? [];
         },
         accepted_op_id: () => -1,
         close: () => undefined,
@@ -84,27 +87,28 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
     onBatch = async (batch, cb) => {
       const ids = batch.operations.map((o) => o.id);
       const [first, last] = [ids[0]!, ids[ids.length - 1]!];
-      await cb(status(first, last, OperationState.received, 'processing'));
+      const received = [status(first, last, OperationState.received, 'processing')];
       if (!lostOnce) {
         lostOnce = true;
         const lost = ids.map(
           (id) => new OperationLost({ error_code: 4, suggested_action: Action.resubmit, description: 'failed to submit operation to next subsystem', subsystem: 'processing', session_id: 1, operation_id: id, arguments: [] }),
         );
         setTimeout(() => void cb(status(first, last, OperationState.lost, 'processing', lost)), 10);
-        return;
+        return received;
       }
       setTimeout(async () => {
-        await cb(status(first, last, OperationState.secured, 'indexing'));
-        await cb(status(first, last, OperationState.completed, 'indexing'));
+        await cb([status(first, last, OperationState.secured, 'indexing'), status(first, last, OperationState.completed, 'indexing')]);
         await cb(status(first, last, OperationState.completed, 'indexing')); // a retried delivery
       }, 10);
+      return received;
     };
     batches.length = 0;
     const client = await FeedingClient.open({ mw: clientMw, collection: 'news', log, batchSize: 10 });
     for (let i = 0; i < 25; i++) await client.feed({ id: `d${i}`, attributes: { title: `t${i}` } });
     const { stats, outcomes, unfinished } = await client.drain(10_000);
     expect(unfinished).toEqual([]);
-    expect(stats).toMatchObject({ completed: 25, failed: 0, lost: 10, resubmitted: 10 });
+    // received came in process's replies: the 25 documents and the 10 sent again
+    expect(stats).toMatchObject({ completed: 25, failed: 0, lost: 10, resubmitted: 10, received: 35, secured: 25 });
     // one repeated "completed" per final operation, all ignored (the repeats may land after drain returned)
     await waitFor(() => client.snapshot.duplicateFinals >= 25, { what: 'the repeated deliveries' });
     expect(client.snapshot.duplicateFinals).toBe(25);

@@ -6,7 +6,8 @@
  *
  *   npm run bench:feed [-- --docs 20000 --rounds 3 --timings]
  *
- * It also prints the CPU time each process spent per batch of 100 in the feed and in the baseline (from /proc:
+ * It also prints the messages and bytes published into nats-server per batch (its /varz counters), and the CPU time
+ * each process spent per batch of 100 in the feed and in the baseline (from /proc:
  * independent of the load of the shared machine, unlike docs/s), and feed_vs_baseline_by_cpu = baseline / feed CPU
  * per batch: the ratio to expect where both sides are CPU-bound on the same cores. --timings runs the item
  * processors and the indexer at log level debug and prints the medians of their per-batch timings (pipeline_ms: the
@@ -80,6 +81,17 @@ async function main(): Promise<void> {
     ips.forEach((p, i) => (pids[`ip${i + 1}`] = p.pid));
     const feedCpu: Record<string, number>[] = [];
     const baseCpu: Record<string, number>[] = [];
+    // messages and bytes through nats-server (its /varz counters): what each side asks of the bus, whatever the load
+    const varz = async (): Promise<{ msgs: number; bytes: number }> => {
+      const v = (await (await fetch(`${ns.monitorUrl}/varz`)).json()) as { in_msgs: number; in_bytes: number };
+      return { msgs: v.in_msgs, bytes: v.in_bytes };
+    };
+    const feedBus = { msgs: 0, bytes: 0 };
+    const baseBus = { msgs: 0, bytes: 0 };
+    const addBus = (into: { msgs: number; bytes: number }, a: { msgs: number; bytes: number }, b: { msgs: number; bytes: number }) => {
+      into.msgs += b.msgs - a.msgs;
+      into.bytes += b.bytes - a.bytes;
+    };
 
     const feedRates: number[] = [];
     const baseRates: number[] = [];
@@ -87,6 +99,7 @@ async function main(): Promise<void> {
       // baseline: the same documents, plain requests, up to INFLIGHT batches at once
       const docs = Array.from({ length: DOCS }, (_, i) => makeDoc(round, i));
       let next = 0;
+      const v0 = await varz();
       const c0 = cpuOf(pids);
       const t0 = performance.now();
       await Promise.all(
@@ -102,15 +115,18 @@ async function main(): Promise<void> {
       );
       baseRates.push(DOCS / ((performance.now() - t0) / 1000));
       baseCpu.push(cpuDelta(c0, cpuOf(pids)));
+      addBus(baseBus, v0, await varz());
 
       // the feeding chain: from the first document fed until the last is completed
       const client = await FeedingClient.open({ mw, collection: 'bench', log, batchSize: BATCH });
+      const v1 = await varz();
       const c1 = cpuOf(pids);
       const t1 = performance.now();
       for (const d of docs) await client.feed(d);
       const { stats, unfinished } = await client.drain(600_000);
       const secs = (performance.now() - t1) / 1000;
       feedCpu.push(cpuDelta(c1, cpuOf(pids)));
+      addBus(feedBus, v1, await varz());
       if (unfinished.length || stats.completed !== DOCS) throw new Error(`feed did not complete: ${JSON.stringify(stats)}`);
       const feedRate = DOCS / secs;
       const baseRate = baseRates[baseRates.length - 1] ?? NaN;
@@ -143,6 +159,10 @@ async function main(): Promise<void> {
     const baseCpuPerBatch = perBatch(baseCpu);
     console.log(`cpu per batch, feed: ${feedCpuPerBatch.text}`);
     console.log(`cpu per batch, baseline: ${baseCpuPerBatch.text}`);
+    // messages published into nats-server per batch (requests and replies; heartbeats of the services included)
+    const batchesRun = (ROUNDS * DOCS) / BATCH;
+    const busText = (b: { msgs: number; bytes: number }) => `${fmt(b.msgs / batchesRun, 1)} messages, ${fmt(b.bytes / batchesRun / 1024, 0)} KiB`;
+    console.log(`nats per batch, feed: ${busText(feedBus)}; baseline: ${busText(baseBus)}`);
     // what the ratio would be where both sides are CPU-bound on the same cores (no other load): baseline / feed CPU
     console.log(`feed_vs_baseline_by_cpu=${fmt(baseCpuPerBatch.total / feedCpuPerBatch.total)}`);
     console.log(`docs=${DOCS} batch=${BATCH} rounds=${ROUNDS} doc_bytes~1000 item_processors=2`);

@@ -11,6 +11,7 @@
 import { Packr, type Unpackr, addExtension } from 'msgpackr';
 import { CodecError } from '../errors';
 import { CheetahEncodeError, CheetahMalformedError } from './cheetah-errors';
+import { encodedFormOf, rememberEncodedForm } from './encoded-forms';
 import { type CheetahDescriptor, CheetahEntity } from './entity';
 import './registry';
 import { beginRead, endRead, readEntity } from './wire-reader';
@@ -27,14 +28,18 @@ function packEntity(value: CheetahEntity, allocate: Allocate): void {
     allocate(0); // hand msgpackr its buffer back before failing
     throw new CheetahEncodeError(`${value.constructor.name} is not an entity of the Cheetah tables`);
   }
-  resetWriter();
-  try {
-    writeEntity(value);
-  } catch (e) {
-    allocate(0);
-    throw e;
+  // decoded in a process that passes it on unchanged: the bytes it came from (./encoded-forms)
+  const form = encodedFormOf(value);
+  if (!form) {
+    resetWriter();
+    try {
+      writeEntity(value);
+    } catch (e) {
+      allocate(0);
+      throw e;
+    }
   }
-  const length = writtenLength();
+  const length = form ? form.length : writtenLength();
   const header = length < 0x100 ? 3 : length < 0x10000 ? 4 : 6;
   const out = allocate(header + length);
   const target = out.target;
@@ -52,7 +57,8 @@ function packEntity(value: CheetahEntity, allocate: Allocate): void {
     out.targetView.setUint32(p + 1, length);
     target[p + 5] = CHEETAH_EXT_TYPE;
   }
-  copyWritten(target, p + header);
+  if (form) target.set(form, p + header);
+  else copyWritten(target, p + header);
 }
 
 /** msgpackr calls the registered function with the payload of an extension of our type. */
@@ -60,6 +66,7 @@ function unpackEntity(payload: Uint8Array): CheetahEntity {
   beginRead(payload);
   const entity = readEntity(undefined, '');
   endRead();
+  rememberEncodedForm(entity, payload);
   return entity;
 }
 

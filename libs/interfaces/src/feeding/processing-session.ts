@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { defineInterface, method } from '../define-interface';
-import { operationSetSchema } from '../processing/entity-schemas';
+import { operationSetSchema, operationStatusInfoSchema } from '../processing/entity-schemas';
 import { PROCESSING_SESSION_TYPE } from '../processing/dispatcher-node';
 import { fsidlLongint, voidResult } from '../processing/fsidl-types';
 
@@ -8,19 +9,24 @@ import { fsidlLongint, voidResult } from '../processing/fsidl-types';
  * a feeding session on a content distributor, for one collection. The client sends operation_set batches whose
  * operation ids increase across the session, with completed_op_id = the highest id below which it has every final
  * callback (so the chain can forget those ids).
+ *
+ * 5.2: process returns the batch's `received` status (and any other statuses of the session the distributor has
+ * ready) instead of sending it as a separate callback: the reply goes back anyway, and a callback is a round trip
+ * more through NATS per batch. The client applies them as it applies callbacks.
  */
 export const processingSessionInterface = defineInterface({
   type: PROCESSING_SESSION_TYPE,
-  version: '5.1',
+  version: '5.2',
   doc: 'Feeding session: batches in, callbacks out (to the operation_callback given at creation).',
   methods: {
     process: method({
       params: [['batch', operationSetSchema]],
-      returns: voidResult,
+      returns: z.array(operationStatusInfoSchema),
       raises: ['processors_busy', 'shutting_down', 'system_resource_error', 'unknown_session'],
       doc:
         'Hands the batch to a free item processor (MS-FSDPD 3.5.6). processors_busy (retryable) when none is free: ' +
-        'nothing of the batch was accepted. Returns once the batch is accepted; a received callback follows.',
+        'nothing of the batch was accepted. Returns once the batch is accepted, with its received status (an empty ' +
+        'batch: none), to be applied as callbacks are.',
     }),
     accepted_op_id: method({
       params: [],

@@ -1,0 +1,63 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation, decodeCheetah, encodeCheetah, keepEncodedForms } from '../index';
+import { operationSet } from './cheetah-arbitraries';
+
+function batch(id: number, title: string): OperationSet {
+  return new OperationSet({
+    completed_op_id: id - 1,
+    operations: [
+      new UpdateOperation({
+        id,
+        doc: new DocumentEntity({ doc_id: new DocumentId({ id: `doc-${id}` }), document_attributes: [new StringAttribute({ key: 'title', value: title })] }),
+      }),
+    ],
+  });
+}
+
+/** Changes a decoded operation in place (the codec's entities are plain objects; readonly is only a type). */
+function retitle(op: UpdateOperation, title: string): void {
+  (op.doc.document_attributes as unknown as StringAttribute[])[0] = new StringAttribute({ key: 'title', value: title });
+}
+
+/** The same bytes (msgpackr's buffers carry extra properties that toStrictEqual would compare). */
+const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+// keepEncodedForms is process-wide; vitest runs this file in a worker of its own
+describe('encoded forms kept with decoded entities (keepEncodedForms)', () => {
+  it('off by default - a decoded entity changed afterwards is encoded as it is now', () => {
+    const decoded = decodeCheetah(encodeCheetah([batch(1, 'before')])) as [OperationSet];
+    retitle(decoded[0].operations[0] as UpdateOperation, 'after');
+    expect(decodeCheetah(encodeCheetah(decoded))).toStrictEqual([batch(1, 'after')]);
+  });
+
+  it('on for a class - a decoded instance is encoded again from the bytes it came from, copied out of the input', () => {
+    keepEncodedForms(OperationSet);
+    const bytes = encodeCheetah([batch(2, 'as sent')]);
+    const input = new Uint8Array(bytes); // the receive buffer, reused (overwritten) after the decode
+    const decoded = decodeCheetah(input) as [OperationSet];
+    input.fill(0);
+    expect(hex(encodeCheetah(decoded))).toBe(hex(bytes));
+    // the encoder did not walk the fields: a change made after the decode is not sent (why it is opt-in)
+    retitle(decoded[0].operations[0] as UpdateOperation, 'changed');
+    expect(hex(encodeCheetah(decoded))).toBe(hex(bytes));
+    // instances built here, and other classes, are encoded from their fields as before
+    expect(decodeCheetah(encodeCheetah([batch(3, 'fresh')]))).toStrictEqual([batch(3, 'fresh')]);
+    const doc = decodeCheetah(encodeCheetah(batch(4, 'x').operations[0])) as UpdateOperation;
+    retitle(doc, 'y');
+    expect(decodeCheetah(encodeCheetah(doc))).toStrictEqual(batch(4, 'y').operations[0]);
+  });
+
+  it('on - arbitrary operation sets pass through decode and encode byte for byte, inside any message', () => {
+    keepEncodedForms(OperationSet);
+    fc.assert(
+      fc.property(operationSet, fc.string(), (set, tag) => {
+        const bytes = encodeCheetah([tag, set, { again: 1 }]);
+        const back = decodeCheetah(bytes) as [string, OperationSet, unknown];
+        expect(back[1]).toStrictEqual(set);
+        expect(hex(encodeCheetah(back))).toBe(hex(bytes));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
