@@ -109,7 +109,10 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (issue #
   it('no client call after the kill: the replica timer makes the home reactivate the session, which sends its batch in flight again; each operation gets one final', async () => {
     const alive = [cds[1], cds[2]] as [ChildService, ChildService];
     const finals: OperationStatusInfo[] = [];
-    const cb = await client.activate(operationCallbackInterface, { callback: (st) => void (st.state === OperationState.completed && st.subsystem === 'indexing' && finals.push(st)) }, { object_id: 'timer-test-callback', port: 0 });
+    const cb = await client.activate(operationCallbackInterface, {
+        callback: (st) => void (st.state === OperationState.completed && st.subsystem === 'indexing' && finals.push(st)),
+        callbacks: (sts) => void sts.forEach((st) => st.state === OperationState.completed && st.subsystem === 'indexing' && finals.push(st)),
+      }, { object_id: 'timer-test-callback', port: 0 });
     const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
     const sid = 424_242;
     const aor = await factory.create_session(sid, 'sr', cb.aor, new GuaranteeSet({ guarantees: [] }), 0);

@@ -160,7 +160,10 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
     const second = await server.activate(
       processingSessionInterface,
       {
-        process: (batch) => void resent.push(...batch.operations.map((o) => o.id)),
+        process: (batch) => {
+          resent.push(...batch.operations.map((o) => o.id));
+          return [];
+        },
         accepted_op_id: () => 20,
         close: () => undefined,
       },
