@@ -22,6 +22,7 @@ import { FswcuDict, fswcuBytes } from '@esp/codecs';
 import { crawlAddress, DuplicateServerClient } from '@esp/crawl-bus';
 import { Middleware } from '@esp/middleware';
 import { ChildService, LocalWebSites, NatsServer, sleep } from '@esp/testing';
+import { cpuMsOf } from './proc-cpu';
 import { fmt, median } from './stats';
 
 const { values } = parseArgs({
@@ -53,9 +54,18 @@ function checksum(i: number): Uint8Array {
   return b;
 }
 
-async function addRate(client: DuplicateServerClient, collection: string, base: number): Promise<number> {
+interface AddRound {
+  rate: number;
+  /** CPU microseconds per add: the duplicate server process(es), and this process (the node scheduler client). */
+  serverUs: number;
+  clientUs: number;
+}
+
+async function addRate(client: DuplicateServerClient, collection: string, base: number, serverPids: number[]): Promise<AddRound> {
   let next = 0;
   let duplicatesSeen = 0;
+  const serverCpu0 = serverPids.reduce((a, pid) => a + cpuMsOf(pid), 0);
+  const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: INFLIGHT }, async () => {
@@ -70,8 +80,10 @@ async function addRate(client: DuplicateServerClient, collection: string, base: 
     }),
   );
   const rate = ADDS / ((performance.now() - t0) / 1000);
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const serverMs = serverPids.reduce((a, pid) => a + cpuMsOf(pid), 0) - serverCpu0;
   if (duplicatesSeen < ADDS / 5 - 10) throw new Error(`expected about ${ADDS / 5} duplicates, saw ${duplicatesSeen}`);
-  return rate;
+  return { rate, serverUs: (serverMs * 1000) / ADDS, clientUs: (clientCpu.user + clientCpu.system) / ADDS };
 }
 
 /** First-to-last request time over the expected URLs, once all have been fetched. */
@@ -189,13 +201,27 @@ try {
   const replicated = await client('primary', 'bench-node-2');
   const soloRates: number[] = [];
   const replicaRates: number[] = [];
+  const soloServerUs: number[] = [];
+  const soloClientUs: number[] = [];
+  const replicaServerUs: number[] = [];
+  const replicaClientUs: number[] = [];
+  const [soloPid, replicaPid, primaryPid] = children.map((c) => c.pid);
   for (let r = 0; r < ROUNDS; r++) {
     // a fresh collection per round: every round starts from the same store size
     await solo.setConfig(`c${r}`, config);
     await replicated.setConfig(`c${r}`, config);
-    soloRates.push(await addRate(solo, `c${r}`, r * 10_000_000));
-    replicaRates.push(await addRate(replicated, `c${r}`, r * 10_000_000));
-    console.log(`round ${r + 1}: ${fmt(soloRates[r] ?? 0)} checks/s, with replica ${fmt(replicaRates[r] ?? 0)} checks/s`);
+    const a = await addRate(solo, `c${r}`, r * 10_000_000, [soloPid ?? 0]);
+    const b = await addRate(replicated, `c${r}`, r * 10_000_000, [primaryPid ?? 0, replicaPid ?? 0]);
+    soloRates.push(a.rate);
+    soloServerUs.push(a.serverUs);
+    soloClientUs.push(a.clientUs);
+    replicaRates.push(b.rate);
+    replicaServerUs.push(b.serverUs);
+    replicaClientUs.push(b.clientUs);
+    console.log(
+      `round ${r + 1}: ${fmt(a.rate)} checks/s (CPU/add: server ${fmt(a.serverUs, 1)} us, client ${fmt(a.clientUs, 1)} us), ` +
+        `with replica ${fmt(b.rate)} checks/s (CPU/add: primary + replica ${fmt(b.serverUs, 1)} us, client ${fmt(b.clientUs, 1)} us)`,
+    );
   }
   await solo.stop();
   await replicated.stop();
@@ -209,6 +235,8 @@ try {
   console.log(`PPDUP_ADD, ${ADDS} adds per round (20 % duplicates), ${INFLIGHT} in flight, ${ROUNDS} rounds:`);
   console.log(`  duplicate server alone:        median ${fmt(median(soloRates))} checks/s (range ${range(soloRates)})`);
   console.log(`  with a replica (acked first):  median ${fmt(median(replicaRates))} checks/s (range ${range(replicaRates)})`);
+  console.log(`  CPU per add, alone:            server ${fmt(median(soloServerUs), 1)} us, client ${fmt(median(soloClientUs), 1)} us`);
+  console.log(`  CPU per add, with a replica:   primary + replica ${fmt(median(replicaServerUs), 1)} us, client ${fmt(median(replicaClientUs), 1)} us`);
   console.log(`ppdup_add_replicated_per_s=${Math.round(median(replicaRates))}`);
   console.log(`ppdup_add_per_s=${Math.round(median(soloRates))}`);
 } finally {
