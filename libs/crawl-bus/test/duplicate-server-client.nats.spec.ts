@@ -18,14 +18,13 @@ afterAll(async () => {
 describe('DuplicateServerClient on a real nats-server', () => {
   it('answers settle their own add; unanswered adds time out after timeoutMs, answered ones never do', async () => {
     // a duplicate server that answers PPDUP_ADD for URIs ending in "ok" (as duplicates of /owner) and ignores the rest
-    let server: CrawlEndpoint | undefined;
-    server = await CrawlEndpoint.start(mw.bus, {
+    const server: CrawlEndpoint = await CrawlEndpoint.start(mw.bus, {
       self: { cluster: 'tc', role: 'dup', id: 'd' },
       onBatch: (batch) => {
         for (const m of batch) {
           const msg = readFscmtDuplicateServerMessage(m.dict);
           if (msg.command !== 'PPDUP_ADD' || !msg.uri.endsWith('ok') || m.from === undefined) continue;
-          server?.send(m.from, buildFscmtNodeSchedulerMessage({ command: 'PPDUP_ADD_OK', dspecName: msg.dspecName, id: msg.id, uri: msg.uri, ownUri: 'http://a/owner' }));
+          server.send(m.from, buildFscmtNodeSchedulerMessage({ command: 'PPDUP_ADD_OK', dspecName: msg.dspecName, id: msg.id, uri: msg.uri, ownUri: 'http://a/owner' }));
         }
       },
     });
