@@ -10,6 +10,8 @@ export interface CrawlClusterOptions {
   /** Start the feeding chain (name server, indexer, distributor, item processor) and feed crawled pages. */
   feed: boolean;
   collection?: string;
+  /** Extra environment of the node scheduler processes (NODE_EXTRA_CA_CERTS for HTTPS test sites). */
+  nodeEnv?: Record<string, string>;
 }
 
 /**
@@ -39,8 +41,8 @@ export class CrawlCluster {
     return c;
   }
 
-  private async svc(entry: string, args: string[]): Promise<ChildService> {
-    const s = await ChildService.start({ entry, args: ['--nats', this.ns.url, ...args], startTimeoutMs: 60_000, env: { LOG_LEVEL: 'info' } });
+  private async svc(entry: string, args: string[], env: Record<string, string> = {}): Promise<ChildService> {
+    const s = await ChildService.start({ entry, args: ['--nats', this.ns.url, ...args], startTimeoutMs: 60_000, env: { LOG_LEVEL: 'info', ...env } });
     this.procs.push(s);
     return s;
   }
@@ -76,7 +78,11 @@ export class CrawlCluster {
     this.mns = await this.svc('apps/multinode-scheduler/src/main.ts', [...common, '--config', config, '--min-nodes', String(opts.nodes)]);
     for (let i = 1; i <= opts.nodes; i++) {
       this.nodes.push(
-        await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...(opts.feed ? [] : ['--no-feed'])]),
+        await this.svc(
+          'apps/node-scheduler/src/main.ts',
+          [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...(opts.feed ? [] : ['--no-feed'])],
+          opts.nodeEnv,
+        ),
       );
     }
   }
