@@ -32,8 +32,9 @@ export function fswcuCopyBytes(bytes: Uint8Array): Uint8Array {
  * replaces one ArrayBuffer per string, which dominated building small messages (and the GC after them).
  */
 export function fswcuSlabAscii(text: string, encode: (text: string) => Uint8Array): Uint8Array {
+  // anything but a short string (a caller outside TypeScript's checks) keeps TextEncoder's behaviour
+  if (typeof text !== 'string' || text.length > POOLED_MAX) return encode(text);
   const n = text.length;
-  if (n > POOLED_MAX) return encode(text);
   if (used + n > SLAB_BYTES) {
     slab = new Uint8Array(SLAB_BYTES);
     used = 0;
