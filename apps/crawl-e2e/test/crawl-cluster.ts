@@ -21,6 +21,8 @@ export interface CrawlClusterOptions {
   dupReplicaDeadMs?: number;
   /** --dup-timeout-ms of the node schedulers (a PPDUP_ADD unanswered this long is sent again). */
   dupTimeoutMs?: number;
+  /** Extra environment of the node scheduler processes (NODE_EXTRA_CA_CERTS for HTTPS test sites). */
+  nodeEnv?: Record<string, string>;
 }
 
 /**
@@ -51,8 +53,8 @@ export class CrawlCluster {
     return c;
   }
 
-  private async svc(entry: string, args: string[]): Promise<ChildService> {
-    const s = await ChildService.start({ entry, args: ['--nats', this.ns.url, ...args], startTimeoutMs: 60_000, env: { LOG_LEVEL: 'info' } });
+  private async svc(entry: string, args: string[], env: Record<string, string> = {}): Promise<ChildService> {
+    const s = await ChildService.start({ entry, args: ['--nats', this.ns.url, ...args], startTimeoutMs: 60_000, env: { LOG_LEVEL: 'info', ...env } });
     this.procs.push(s);
     return s;
   }
@@ -103,7 +105,11 @@ export class CrawlCluster {
     ]);
     for (let i = 1; i <= opts.nodes; i++) {
       this.nodes.push(
-        await this.svc('apps/node-scheduler/src/main.ts', [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...dupArgs, ...keepalive, ...(opts.feed ? [] : ['--no-feed'])]),
+        await this.svc(
+          'apps/node-scheduler/src/main.ts',
+          [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...dupArgs, ...keepalive, ...(opts.feed ? [] : ['--no-feed'])],
+          opts.nodeEnv,
+        ),
       );
     }
   }

@@ -29,6 +29,11 @@ export interface ChecksumStore {
   get(name: string, csum: Uint8Array): ChecksumOwner | undefined;
   /** Adds or overwrites. */
   put(name: string, csum: Uint8Array, owner: ChecksumOwner): void;
+  /**
+   * Adds the checksum with this owner unless it is known: returns the existing owner, or undefined when this call
+   * added it (one statement for a new checksum instead of a lookup and an insert).
+   */
+  claim(name: string, csum: Uint8Array, owner: ChecksumOwner): ChecksumOwner | undefined;
   delete(name: string, csum: Uint8Array): boolean;
   count(name: string): number;
   /** Where the collection's checksums live (PKT_DBNAME). */
@@ -67,6 +72,11 @@ export class MemoryChecksumStore implements ChecksumStore {
   }
   put(name: string, csum: Uint8Array, owner: ChecksumOwner): void {
     this.cols.get(name)?.sums.set(hex(csum), { ...owner });
+  }
+  claim(name: string, csum: Uint8Array, owner: ChecksumOwner): ChecksumOwner | undefined {
+    const existing = this.get(name, csum);
+    if (existing === undefined) this.put(name, csum, owner);
+    return existing;
   }
   delete(name: string, csum: Uint8Array): boolean {
     return this.cols.get(name)?.sums.delete(hex(csum)) ?? false;

@@ -306,15 +306,17 @@ export class DuplicateServerMachine {
       pending.queued.push({ from, dict, priority });
       return;
     }
+    if (!this.opts.replica) {
+      // no replica to wait for: insert-or-look-up in one go (inside the batch's transaction, answered after COMMIT)
+      const existing = this.opts.store.claim(msg.dspecName, msg.csum, { uri: msg.uri, node: msg.id });
+      if (existing) this.stats.duplicates++;
+      else this.stats.adds++;
+      return this.addOk(from, msg, existing ? existing.uri : msg.uri, priority);
+    }
     const owner = this.opts.store.get(msg.dspecName, msg.csum);
     if (owner) {
       this.stats.duplicates++;
       return this.addOk(from, msg, owner.uri, priority);
-    }
-    if (!this.opts.replica) {
-      this.opts.store.put(msg.dspecName, msg.csum, { uri: msg.uri, node: msg.id });
-      this.stats.adds++;
-      return this.addOk(from, msg, msg.uri, priority);
     }
     this.configureReplica();
     this.sendToReplica({ ...msg, ppdupId: this.opts.id, dbName: this.opts.store.dbName(msg.dspecName) }, priority);

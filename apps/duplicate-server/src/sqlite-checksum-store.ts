@@ -19,6 +19,7 @@ interface Open {
   path: string;
   get: Database.Statement<[Buffer], { uri: string; node: string }>;
   put: Database.Statement<[Buffer, string, string]>;
+  insertNew: Database.Statement<[Buffer, string, string]>;
   del: Database.Statement<[Buffer]>;
 }
 
@@ -76,6 +77,14 @@ export class SqliteChecksumStore implements ChecksumStore {
 
   put(name: string, csum: Uint8Array, owner: ChecksumOwner): void {
     this.writable(name).put.run(buf(csum), owner.uri, owner.node);
+  }
+
+  claim(name: string, csum: Uint8Array, owner: ChecksumOwner): ChecksumOwner | undefined {
+    const o = this.writable(name);
+    const key = buf(csum);
+    // most checks are new content: try the insert first, look the owner up only when it was already there
+    if (o.insertNew.run(key, owner.uri, owner.node).changes > 0) return undefined;
+    return o.get.get(key);
   }
 
   delete(name: string, csum: Uint8Array): boolean {
@@ -143,6 +152,7 @@ export class SqliteChecksumStore implements ChecksumStore {
       get: db.prepare('SELECT uri, node FROM checksums WHERE csum = ?'),
       put: db.prepare('INSERT INTO checksums (csum, uri, node) VALUES (?, ?, ?) ON CONFLICT(csum) DO UPDATE SET uri = excluded.uri, node = excluded.node'),
       del: db.prepare('DELETE FROM checksums WHERE csum = ?'),
+      insertNew: db.prepare('INSERT INTO checksums (csum, uri, node) VALUES (?, ?, ?) ON CONFLICT(csum) DO NOTHING'),
     };
     this.open.set(name, o);
     return o;

@@ -113,13 +113,15 @@ export class Crawler {
       const html = new TextDecoder().decode(body);
       const isHtml = contentType === 'text/html' || contentType === 'application/xhtml+xml';
       const page = isHtml ? extractLinks(html, uri, f.settings.linkTags) : { links: [], title: '', text: html, refresh: undefined };
+      // links first: the site's next request must not wait for this page's duplicate check
+      m.linksFound(f, page.links);
       const checksum = new Uint8Array(createHash('md5').update(body).digest());
       const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, html, text: page.text, contentType, checksum };
       const ownUri = await this.opts.checksum(f.collection, uri, checksum);
       const owner = ownUri === uri;
       if (owner) await this.opts.feed(crawled);
       else this.opts.onDuplicate?.(crawled, ownUri);
-      m.fetched(f, { kind: 'page', links: page.links }, owner);
+      m.fetched(f, { kind: 'page', links: [] }, owner);
     } catch (err) {
       m.fetched(f, { kind: 'error', reason: (err as Error).message }, false);
     }

@@ -57,6 +57,28 @@ describe('node scheduler', () => {
     r.m.stop();
   });
 
+  it("a page's links reach the site's queue as soon as they are found: the next request does not wait for the duplicate check", () => {
+    const r = rig({ ipKey: 'ip-port' });
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec(), epoch: 1 });
+    r.route('127.0.0.1:8001');
+    r.uri('http://127.0.0.1:8001/');
+    r.grant('127.0.0.1:8001', true, '127.0.0.1:8001');
+    const home = r.m.nextFetch()!;
+    r.m.requestDone(home);
+    r.m.linksFound(home, ['http://127.0.0.1:8001/a', 'http://127.0.0.1:8001/b']);
+    r.clock.advance(2000);
+    // the home page's duplicate check is still out (fetched() not called), yet /a is due after the delay
+    const a = r.m.nextFetch()!;
+    expect(a.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
+    expect(a.depth).toBe(1);
+    r.m.fetched(home, { kind: 'page', links: [] }, true);
+    r.m.fetched(a, { kind: 'page', links: [] }, true);
+    r.clock.advance(2000);
+    expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/b');
+    // the site stayed granted throughout: no STOP_CRAWL_IP / START_CRAWL_IP again while work was queued
+    expect(r.take().filter((m) => m.command === 'CMD_UM_STOP_CRAWL_IP' || m.command === 'CMD_UM_START_CRAWL_IP')).toHaveLength(1);
+  });
+
   it('asks CMD_UM_START_CRAWL_IP before crawling a site, then hands out one fetch at a time per site, `delay` apart', () => {
     const r = rig({ ipKey: 'ip-port' });
     r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec(), epoch: 1 });

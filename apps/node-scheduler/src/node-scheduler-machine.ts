@@ -488,6 +488,18 @@ export class NodeSchedulerMachine {
     this.opts.onWork?.();
   }
 
+  /**
+   * Links of a page just read, queued here or sent to the multinode scheduler at once, before the page's duplicate
+   * check and feeding: a site whose queue holds only the links of the page in processing would otherwise wait for
+   * the duplicate server's round trip before its next request (pass them to `fetched` instead if not known early).
+   */
+  linksFound(f: Fetch, links: string[]): void {
+    const c = this.collections.get(f.collection);
+    if (!c || !c.sites.has(f.site)) return;
+    if (f.depth < c.settings.maxDepth) for (const link of links) this.link(c, link, f.entry.uri.uri, f.depth + 1, []);
+    this.opts.onWork?.();
+  }
+
   /** The crawler reports a fetch: links are queued here or sent to the multinode scheduler. */
   fetched(f: Fetch, outcome: FetchOutcome, fed: boolean): void {
     const c = this.collections.get(f.collection);

@@ -14,3 +14,4 @@ export { startNats, type TestNats } from './start-nats';
 export { waitFor } from './wait-for';
 export { ChildService, type ChildServiceOptions } from './child-service';
 export { LocalWebSites, type LocalWebSitesOptions } from './local-web-sites';
+export { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate';

@@ -10,7 +10,8 @@
  *   sites.hits.get(url);       // how often it was fetched
  *   await sites.stop();
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 
 export interface LocalWebSitesOptions {
   hosts?: number;
@@ -19,6 +20,11 @@ export interface LocalWebSitesOptions {
   copyEvery?: number;
   /** Extra bytes of text per page (default 2000). */
   pageBytes?: number;
+  /**
+   * Serve HTTPS with this key and certificate (PEM; `selfSignedCertificate()` makes one for 127.0.0.1): every URL
+   * is then https://. Clients must trust the certificate (NODE_EXTRA_CA_CERTS for a child process).
+   */
+  tls?: { key: string; cert: string };
 }
 
 export class LocalWebSites {
@@ -37,10 +43,10 @@ export class LocalWebSites {
   private readonly servers: Server[] = [];
   private ports: number[] = [];
 
-  private constructor(private readonly opts: Required<LocalWebSitesOptions>) {}
+  private constructor(private readonly opts: Required<Omit<LocalWebSitesOptions, 'tls'>> & Pick<LocalWebSitesOptions, 'tls'>) {}
 
   static async start(options: LocalWebSitesOptions = {}): Promise<LocalWebSites> {
-    const s = new LocalWebSites({ hosts: 4, pagesPerHost: 60, copyEvery: 7, pageBytes: 2000, ...options });
+    const s = new LocalWebSites({ hosts: 4, pagesPerHost: 60, copyEvery: 7, pageBytes: 2000, tls: undefined, ...options });
     await s.listen();
     s.plan();
     return s;
@@ -57,7 +63,7 @@ export class LocalWebSites {
   }
 
   private base(h: number): string {
-    return `http://127.0.0.1:${this.ports[h]}`;
+    return `${this.opts.tls ? 'https' : 'http'}://127.0.0.1:${this.ports[h]}`;
   }
 
   private page(h: number, i: number): string {
@@ -94,7 +100,7 @@ export class LocalWebSites {
 
   private async listen(): Promise<void> {
     for (let h = 0; h < this.opts.hosts; h++) {
-      const server = createServer((req, res) => {
+      const handler = (req: IncomingMessage, res: ServerResponse): void => {
         const url = `${this.base(h)}${req.url ?? '/'}`;
         this.hits.set(url, (this.hits.get(url) ?? 0) + 1);
         const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -120,7 +126,9 @@ export class LocalWebSites {
           res.writeHead(404);
           res.end();
         }
-      });
+      };
+      const tls = this.opts.tls;
+      const server = tls ? createHttpsServer({ key: tls.key, cert: tls.cert }, handler) : createServer(handler);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
       this.servers.push(server);
       this.ports.push((server.address() as { port: number }).port);

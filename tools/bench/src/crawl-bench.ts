@@ -10,7 +10,7 @@
  *    checksums and 20 % duplicates, N adds in flight from one node scheduler client; then the same against a
  *    duplicate server with a replica (answers wait for the replica).
  *
- *   npm run bench:crawl [-- --hosts 8 --pages 150 --delay-ms 5 --adds 100000 --inflight 1024 --rounds 3 --only dup]
+ *   npm run bench:crawl [-- --hosts 8 --pages 150 --delay-ms 5 --adds 100000 --inflight 1024 --rounds 3 --only dup|crawl]
  *
  * Last line: ppdup_add_per_s=<checks/s, no replica>. Goals: crawl_ratio >= 0.7, ppdup_add_per_s >= 50,000.
  */
@@ -22,6 +22,7 @@ import { FswcuDict, fswcuBytes } from '@esp/codecs';
 import { crawlAddress, DuplicateServerClient } from '@esp/crawl-bus';
 import { Middleware } from '@esp/middleware';
 import { ChildService, LocalWebSites, NatsServer, sleep } from '@esp/testing';
+import { cpuMsOf } from './proc-cpu';
 import { fmt, median } from './stats';
 
 const { values } = parseArgs({
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     pages: { type: 'string', default: '150' },
     'delay-ms': { type: 'string', default: '5' },
     only: { type: 'string', default: 'all' },
+    verbose: { type: 'boolean', default: false },
   },
 });
 const HOSTS = Number(values.hosts);
@@ -53,9 +55,18 @@ function checksum(i: number): Uint8Array {
   return b;
 }
 
-async function addRate(client: DuplicateServerClient, collection: string, base: number): Promise<number> {
+interface AddRound {
+  rate: number;
+  /** CPU microseconds per add: the duplicate server process(es), and this process (the node scheduler client). */
+  serverUs: number;
+  clientUs: number;
+}
+
+async function addRate(client: DuplicateServerClient, collection: string, base: number, serverPids: number[]): Promise<AddRound> {
   let next = 0;
   let duplicatesSeen = 0;
+  const serverCpu0 = serverPids.reduce((a, pid) => a + cpuMsOf(pid), 0);
+  const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: INFLIGHT }, async () => {
@@ -70,8 +81,10 @@ async function addRate(client: DuplicateServerClient, collection: string, base: 
     }),
   );
   const rate = ADDS / ((performance.now() - t0) / 1000);
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const serverMs = serverPids.reduce((a, pid) => a + cpuMsOf(pid), 0) - serverCpu0;
   if (duplicatesSeen < ADDS / 5 - 10) throw new Error(`expected about ${ADDS / 5} duplicates, saw ${duplicatesSeen}`);
-  return rate;
+  return { rate, serverUs: (serverMs * 1000) / ADDS, clientUs: (clientCpu.user + clientCpu.system) / ADDS };
 }
 
 /** First-to-last request time over the expected URLs, once all have been fetched. */
@@ -85,19 +98,50 @@ async function crawlSpan(sites: LocalWebSites, started: () => number[]): Promise
   return (Math.max(...times) - Math.min(...times)) / 1000;
 }
 
-/** Request times per URL, recorded by wrapping the sites' hit counter. */
+/** Request times per URL, recorded by wrapping the sites' hit counter (robots.txt aside). */
 function recordTimes(sites: LocalWebSites): () => number[] {
   const times: number[] = [];
+  const byHost = new Map<string, number[]>();
   const set = sites.hits.set.bind(sites.hits);
   sites.hits.set = (k: string, v: number) => {
-    if (!k.endsWith('/robots.txt')) times.push(performance.now());
+    if (!k.endsWith('/robots.txt')) {
+      const t = performance.now();
+      times.push(t);
+      const host = new URL(k).host;
+      const list = byHost.get(host) ?? [];
+      list.push(t);
+      byHost.set(host, list);
+    }
     return set(k, v);
   };
+  gapsOf.set(times, byHost);
   return () => times;
 }
 
+const gapsOf = new WeakMap<number[], Map<string, number[]>>();
+
+/** Per host: requests, first and last request (ms from the first of all), and the long pauses (over 3x the median gap). */
+function hostTimeline(times: number[]): string {
+  const hosts = [...(gapsOf.get(times)?.entries() ?? [])];
+  const t0 = Math.min(...times);
+  const mg = medianGap(times);
+  return hosts
+    .map(([host, list]) => {
+      const long = list.slice(1).map((t, i) => t - (list[i] as number)).filter((g) => g > 3 * mg);
+      return `${host.split(':')[1]}: ${list.length} req ${fmt((list[0] as number) - t0, 0)}–${fmt((list.at(-1) as number) - t0, 0)} ms, ${long.length} pauses (${fmt(long.reduce((a, b) => a + b, 0), 0)} ms)`;
+    })
+    .join('\n    ');
+}
+
+/** Median time between two requests to the same host (ms): the delay plus each side's per-request overhead. */
+function medianGap(times: number[]): number {
+  const gaps: number[] = [];
+  for (const list of gapsOf.get(times)?.values() ?? []) for (let i = 1; i < list.length; i++) gaps.push((list[i] as number) - (list[i - 1] as number));
+  return median(gaps);
+}
+
 /** The baseline: every expected URL, host by host in parallel, one request at a time per host, DELAY_MS apart. */
-async function plainLoop(sites: LocalWebSites): Promise<number> {
+async function plainLoop(sites: LocalWebSites): Promise<{ rate: number; gap: number }> {
   const times = recordTimes(sites);
   const byHost = new Map<string, string[]>();
   for (const u of sites.expectedFetches) {
@@ -113,12 +157,21 @@ async function plainLoop(sites: LocalWebSites): Promise<number> {
       }
     }),
   );
-  return sites.expectedFetches.size / (await crawlSpan(sites, times));
+  const rate = sites.expectedFetches.size / (await crawlSpan(sites, times));
+  if (values.verbose) console.log(`  plain loop by host:\n    ${hostTimeline(times())}`);
+  return { rate, gap: medianGap(times()) };
 }
 
-async function crawlRound(natsUrl: string, dir: string, round: number): Promise<{ crawl: number; loop: number }> {
+interface CrawlRound {
+  crawl: number;
+  loop: number;
+  crawlGap: number;
+  loopGap: number;
+}
+
+async function crawlRound(natsUrl: string, dir: string, round: number): Promise<CrawlRound> {
   const loopSites = await LocalWebSites.start({ hosts: HOSTS, pagesPerHost: PAGES });
-  const loop = await plainLoop(loopSites);
+  const { rate: loop, gap: loopGap } = await plainLoop(loopSites);
   await loopSites.stop();
   const sites = await LocalWebSites.start({ hosts: HOSTS, pagesPerHost: PAGES });
   const times = recordTimes(sites);
@@ -144,11 +197,22 @@ async function crawlRound(natsUrl: string, dir: string, round: number): Promise<
     const twice = [...sites.expectedFetches].filter((u) => sites.hits.get(u) !== 1).length;
     const excluded = [...sites.excluded].filter((u) => sites.hits.has(u)).length;
     if (twice > 0 || excluded > 0) throw new Error(`crawl wrong: ${twice} pages fetched more than once, ${excluded} excluded pages fetched`);
-    return { crawl, loop };
+    if (values.verbose) console.log(`  crawl by host:\n    ${hostTimeline(times())}`);
+    return { crawl, loop, crawlGap: medianGap(times()), loopGap };
   } finally {
     for (const p of procs) await p.stop();
     await sites.stop();
   }
+}
+
+const range = (xs: number[]): string => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
+
+function printCrawl(crawlRates: number[], loopRates: number[], ratios: number[]): void {
+  if (ratios.length === 0) return;
+  console.log(`Crawl of ${HOSTS} hosts x ${PAGES} pages (delay ${DELAY_MS} ms per host), 2 node schedulers, ${ROUNDS} rounds:`);
+  console.log(`  crawl:      median ${fmt(median(crawlRates))} pages/s (range ${range(crawlRates)})`);
+  console.log(`  plain loop: median ${fmt(median(loopRates))} pages/s (range ${range(loopRates)})`);
+  console.log(`crawl_ratio=${fmt(median(ratios))} (range ${range(ratios)})`);
 }
 
 const ns = await NatsServer.start({ jetstream: false });
@@ -160,57 +224,75 @@ try {
   const loopRates: number[] = [];
   const ratios: number[] = [];
   for (let r = 0; r < (values.only === 'dup' ? 0 : ROUNDS); r++) {
-    const { crawl, loop } = await crawlRound(ns.url, dir, r);
+    const { crawl, loop, crawlGap, loopGap } = await crawlRound(ns.url, dir, r);
     crawlRates.push(crawl);
     loopRates.push(loop);
     ratios.push(crawl / loop);
-    console.log(`crawl round ${r + 1}: crawl ${fmt(crawl)} pages/s, plain loop ${fmt(loop)} pages/s, ratio ${fmt(crawl / loop)}`);
-  }
-  const start = async (id: string, extra: string[] = []): Promise<void> => {
-    children.push(
-      await ChildService.start({
-        entry: 'apps/duplicate-server/src/main.ts',
-        args: ['--nats', ns.url, '--cluster', CLUSTER, '--id', id, '--data', join(dir, id), '--replica-timeout-ms', '60000', ...extra],
-        env: { LOG_LEVEL: 'info' },
-      }),
+    console.log(
+      `crawl round ${r + 1}: crawl ${fmt(crawl)} pages/s, plain loop ${fmt(loop)} pages/s, ratio ${fmt(crawl / loop)}; ` +
+        `median time between two requests to a host: crawl ${fmt(crawlGap)} ms, plain loop ${fmt(loopGap)} ms`,
     );
-  };
-  await start('solo');
-  await start('replica');
-  await start('primary', ['--replica', 'replica']);
-  const client = async (server: string, node: string): Promise<DuplicateServerClient> =>
-    DuplicateServerClient.start(mw.bus, {
-      self: { cluster: CLUSTER, role: 'ns', id: node },
-      server: crawlAddress({ cluster: CLUSTER, role: 'dup', id: server }),
-      node,
-      timeoutMs: 120_000,
-    });
-  const solo = await client('solo', 'bench-node-1');
-  const replicated = await client('primary', 'bench-node-2');
-  const soloRates: number[] = [];
-  const replicaRates: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    // a fresh collection per round: every round starts from the same store size
-    await solo.setConfig(`c${r}`, config);
-    await replicated.setConfig(`c${r}`, config);
-    soloRates.push(await addRate(solo, `c${r}`, r * 10_000_000));
-    replicaRates.push(await addRate(replicated, `c${r}`, r * 10_000_000));
-    console.log(`round ${r + 1}: ${fmt(soloRates[r] ?? 0)} checks/s, with replica ${fmt(replicaRates[r] ?? 0)} checks/s`);
   }
-  await solo.stop();
-  await replicated.stop();
-  const range = (xs: number[]): string => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
-  if (ratios.length > 0) {
-    console.log(`Crawl of ${HOSTS} hosts x ${PAGES} pages (delay ${DELAY_MS} ms per host), 2 node schedulers, ${ROUNDS} rounds:`);
-    console.log(`  crawl:      median ${fmt(median(crawlRates))} pages/s (range ${range(crawlRates)})`);
-    console.log(`  plain loop: median ${fmt(median(loopRates))} pages/s (range ${range(loopRates)})`);
-    console.log(`crawl_ratio=${fmt(median(ratios))} (range ${range(ratios)})`);
+  if (values.only === 'crawl') {
+    printCrawl(crawlRates, loopRates, ratios);
+  } else await dupRounds();
+  async function dupRounds(): Promise<void> {
+    const start = async (id: string, extra: string[] = []): Promise<void> => {
+      children.push(
+        await ChildService.start({
+          entry: 'apps/duplicate-server/src/main.ts',
+          args: ['--nats', ns.url, '--cluster', CLUSTER, '--id', id, '--data', join(dir, id), '--replica-timeout-ms', '60000', ...extra],
+          env: { LOG_LEVEL: 'info' },
+        }),
+      );
+    };
+    await start('solo');
+    await start('replica');
+    await start('primary', ['--replica', 'replica']);
+    const client = async (server: string, node: string): Promise<DuplicateServerClient> =>
+      DuplicateServerClient.start(mw.bus, {
+        self: { cluster: CLUSTER, role: 'ns', id: node },
+        server: crawlAddress({ cluster: CLUSTER, role: 'dup', id: server }),
+        node,
+        timeoutMs: 120_000,
+      });
+    const solo = await client('solo', 'bench-node-1');
+    const replicated = await client('primary', 'bench-node-2');
+    const soloRates: number[] = [];
+    const replicaRates: number[] = [];
+    const soloServerUs: number[] = [];
+    const soloClientUs: number[] = [];
+    const replicaServerUs: number[] = [];
+    const replicaClientUs: number[] = [];
+    const [soloPid, replicaPid, primaryPid] = children.map((c) => c.pid);
+    for (let r = 0; r < ROUNDS; r++) {
+      // a fresh collection per round: every round starts from the same store size
+      await solo.setConfig(`c${r}`, config);
+      await replicated.setConfig(`c${r}`, config);
+      const a = await addRate(solo, `c${r}`, r * 10_000_000, [soloPid ?? 0]);
+      const b = await addRate(replicated, `c${r}`, r * 10_000_000, [primaryPid ?? 0, replicaPid ?? 0]);
+      soloRates.push(a.rate);
+      soloServerUs.push(a.serverUs);
+      soloClientUs.push(a.clientUs);
+      replicaRates.push(b.rate);
+      replicaServerUs.push(b.serverUs);
+      replicaClientUs.push(b.clientUs);
+      console.log(
+        `round ${r + 1}: ${fmt(a.rate)} checks/s (CPU/add: server ${fmt(a.serverUs, 1)} us, client ${fmt(a.clientUs, 1)} us), ` +
+          `with replica ${fmt(b.rate)} checks/s (CPU/add: primary + replica ${fmt(b.serverUs, 1)} us, client ${fmt(b.clientUs, 1)} us)`,
+      );
+    }
+    await solo.stop();
+    await replicated.stop();
+    printCrawl(crawlRates, loopRates, ratios);
+    console.log(`PPDUP_ADD, ${ADDS} adds per round (20 % duplicates), ${INFLIGHT} in flight, ${ROUNDS} rounds:`);
+    console.log(`  duplicate server alone:        median ${fmt(median(soloRates))} checks/s (range ${range(soloRates)})`);
+    console.log(`  with a replica (acked first):  median ${fmt(median(replicaRates))} checks/s (range ${range(replicaRates)})`);
+    console.log(`  CPU per add, alone:            server ${fmt(median(soloServerUs), 1)} us, client ${fmt(median(soloClientUs), 1)} us`);
+    console.log(`  CPU per add, with a replica:   primary + replica ${fmt(median(replicaServerUs), 1)} us, client ${fmt(median(replicaClientUs), 1)} us`);
+    console.log(`ppdup_add_replicated_per_s=${Math.round(median(replicaRates))}`);
+    console.log(`ppdup_add_per_s=${Math.round(median(soloRates))}`);
   }
-  console.log(`PPDUP_ADD, ${ADDS} adds per round (20 % duplicates), ${INFLIGHT} in flight, ${ROUNDS} rounds:`);
-  console.log(`  duplicate server alone:        median ${fmt(median(soloRates))} checks/s (range ${range(soloRates)})`);
-  console.log(`  with a replica (acked first):  median ${fmt(median(replicaRates))} checks/s (range ${range(replicaRates)})`);
-  console.log(`ppdup_add_replicated_per_s=${Math.round(median(replicaRates))}`);
-  console.log(`ppdup_add_per_s=${Math.round(median(soloRates))}`);
 } finally {
   await mw.close();
   for (const c of children) await c.stop();

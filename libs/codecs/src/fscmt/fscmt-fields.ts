@@ -6,6 +6,7 @@
  * Integers are written as 'i' when they fit an int32 and as a long otherwise (the spec's rule for PKT_VCLOCK);
  * readers accept 'i', 'I' and 'l' within the safe integer range.
  */
+import { fswcuSlabAscii } from '../fswcu/fswcu-slab';
 import { FswcuDict, FswcuInt64, FswcuTuple, type FswcuValue } from '../fswcu/fswcu-value';
 import { FscmtShapeError } from './fscmt-errors';
 
@@ -17,6 +18,17 @@ export interface FscmtFieldCodec<T> {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const utf8 = new TextEncoder();
+const encodeUtf8 = (text: string): Uint8Array => utf8.encode(text);
+
+/** Short ASCII byte strings (names, ids, most URIs) as text without TextDecoder's per-call cost. */
+const ASCII_FAST_MAX = 256;
+function asciiText(bytes: Uint8Array): string | undefined {
+  const n = bytes.length;
+  if (n > ASCII_FAST_MAX) return undefined;
+  for (let i = 0; i < n; i++) if (bytes[i] >= 0x80) return undefined;
+  // one call over the whole (ASCII, so Latin-1 = UTF-8) array instead of a string built char by char
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
+}
 
 export function fscmtDescribe(value: FswcuValue): string {
   if (value === null) return 'None';
@@ -40,6 +52,8 @@ export const fscmtText: FscmtFieldCodec<string> = {
   read(value, path) {
     if (typeof value === 'string') return value;
     if (value instanceof Uint8Array) {
+      const ascii = asciiText(value);
+      if (ascii !== undefined) return ascii;
       try {
         return strictUtf8.decode(value);
       } catch {
@@ -48,7 +62,8 @@ export const fscmtText: FscmtFieldCodec<string> = {
     }
     throw fscmtShapeError(path, 'a string', value);
   },
-  write: (value) => utf8.encode(value),
+  // a slab view rather than a fresh ArrayBuffer per string (same bytes as TextEncoder)
+  write: (value) => fswcuSlabAscii(value, encodeUtf8),
 };
 
 /** Raw bytes, for checksums. */

@@ -11,6 +11,7 @@
  * by value (order does not matter), ignore keys they do not know, and throw FscmtShapeError naming the key
  * (`PKT_DATA (pd)[1]`) when a value has the wrong shape.
  */
+import { fswcuCopyBytes } from '../fswcu/fswcu-slab';
 import { FswcuDict, fswcuBytes, type FswcuValue } from '../fswcu/fswcu-value';
 import { FSCMT_COMMANDS, fscmtCommandName, type FscmtCommandName } from './fscmt-commands';
 import { FscmtShapeError, FscmtUnknownCommandError } from './fscmt-errors';
@@ -205,11 +206,29 @@ export function readFscmtCommand(dict: FswcuDict): { command: number; name: Fscm
 
 const keyBytes = new Map<string, Uint8Array>();
 
-/** The key as bytes; a fresh copy each time so callers may keep or change a built dict freely. */
+/**
+ * The key as bytes; a fresh copy each time so callers may keep or change a built dict freely. The copy is a slab
+ * view (fswcuCopyBytes): a fresh ArrayBuffer per key made building a message cost more than encoding it.
+ */
 function keyOf(key: string): Uint8Array {
   let bytes = keyBytes.get(key);
   if (bytes === undefined) keyBytes.set(key, (bytes = fswcuBytes(key)));
-  return bytes.slice();
+  return fswcuCopyBytes(bytes);
+}
+
+/** A field of a message kind with its label for errors (`PKT_URI (ur)`). */
+type FieldEntry = [name: string, field: AnyFieldSpec, label: string];
+
+const fieldLists = new WeakMap<MessageSpec, FieldEntry[]>();
+
+/**
+ * A message's fields as a list, made once per message kind: Object.entries and the error labels per message
+ * showed in profiles of the duplicate server.
+ */
+function fieldsOf(spec: MessageSpec): FieldEntry[] {
+  let list = fieldLists.get(spec);
+  if (list === undefined) fieldLists.set(spec, (list = Object.entries(spec).map(([name, field]) => [name, field, keyLabel(field.key)])));
+  return list;
 }
 
 function buildMessage(catalogue: Catalogue, role: FscmtRole, message: { command: FscmtCommandName }): FswcuDict {
@@ -217,11 +236,11 @@ function buildMessage(catalogue: Catalogue, role: FscmtRole, message: { command:
   if (spec === undefined) throw new FscmtUnknownCommandError(`${message.command} is not a message for the ${role}`);
   const entries: Array<[FswcuValue, FswcuValue]> = [[keyOf(K.PKT_CMD), FSCMT_COMMANDS[message.command]]];
   const values = message as unknown as Record<string, unknown>;
-  for (const [name, field] of Object.entries(spec)) {
+  for (const [name, field, label] of fieldsOf(spec)) {
     const value = values[name];
     if (value === undefined) {
       if (field.optional) continue;
-      throw new FscmtShapeError(name, `${message.command} needs ${name} (${keyLabel(field.key)})`);
+      throw new FscmtShapeError(name, `${message.command} needs ${name} (${label})`);
     }
     entries.push([keyOf(field.key), field.codec.write(value)]);
   }
@@ -235,13 +254,13 @@ function readMessage(catalogue: Catalogue, role: FscmtRole, dict: FswcuDict): { 
     throw new FscmtUnknownCommandError(`command ${command}${name ? ` (${name})` : ''} is not a message for the ${role}`);
   }
   const out: Record<string, unknown> = { command: name };
-  for (const [prop, field] of Object.entries(spec)) {
+  for (const [prop, field, label] of fieldsOf(spec)) {
     const value = dict.getText(field.key);
     if (value === undefined) {
       if (field.optional) continue;
-      throw new FscmtShapeError(keyLabel(field.key), `${name} requires this key`);
+      throw new FscmtShapeError(label, `${name} requires this key`);
     }
-    out[prop] = field.codec.read(value, keyLabel(field.key));
+    out[prop] = field.codec.read(value, label);
   }
   return out as { command: FscmtCommandName };
 }

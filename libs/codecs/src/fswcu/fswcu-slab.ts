@@ -25,3 +25,28 @@ export function fswcuCopyBytes(bytes: Uint8Array): Uint8Array {
   used = (used + n + 7) & ~7;
   return copy;
 }
+
+/**
+ * `text` as UTF-8 bytes, carved out of the slab when it is short ASCII (the usual FSCMT string: names, ids, URIs);
+ * anything else goes through `encode` (the caller's TextEncoder, so the bytes are the same either way). This
+ * replaces one ArrayBuffer per string, which dominated building small messages (and the GC after them).
+ */
+export function fswcuSlabAscii(text: string, encode: (text: string) => Uint8Array): Uint8Array {
+  // anything but a short string (a caller outside TypeScript's checks) keeps TextEncoder's behaviour
+  if (typeof text !== 'string' || text.length > POOLED_MAX) return encode(text);
+  const n = text.length;
+  if (used + n > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    used = 0;
+  }
+  const out = slab;
+  const start = used;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    // not ASCII: leave the slab as it was (the bytes written so far are simply overwritten by the next use)
+    if (c >= 0x80) return encode(text);
+    out[start + i] = c;
+  }
+  used = (start + n + 7) & ~7;
+  return new Uint8Array(out.buffer, start, n);
+}
