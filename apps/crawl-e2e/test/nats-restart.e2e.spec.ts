@@ -6,7 +6,7 @@
  * restart is not part of this (README, "Not done yet").
  */
 import { sleep, waitFor, LocalWebSites } from '@esp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { CrawlCluster } from './crawl-cluster';
 
 let sites: LocalWebSites;
@@ -23,6 +23,10 @@ afterAll(async () => {
 
 describe('the nats-server restarted mid-crawl', () => {
   it('the crawl finishes: every allowed page fetched exactly once, no excluded one', async () => {
+    // what each process last said, to tell a stalled node from a stalled scheduler or duplicate server
+    onTestFailed(() => {
+      for (const p of cluster.procs) console.error(`--- pid ${p.pid}\n` + p.logs.slice(-25).map((l) => JSON.stringify(l)).join('\n'));
+    });
     const expected = sites.expectedFetches.size;
     await waitFor(() => sites.totalHits >= expected / 4, { timeoutMs: 60_000, what: `a quarter of the ${expected} pages fetched (have ${sites.totalHits})` });
     const atRestart = sites.totalHits;

@@ -255,3 +255,26 @@ describe('node scheduler - a keep-alive round unanswered (messages lost, e.g. a 
     r.m.stop();
   });
 });
+
+describe('node scheduler - its own NATS connection reconnected', () => {
+  it('a reconnect between two answered keep-alives still sends again the unanswered permission request (once)', () => {
+    const r = rig({ ipKey: 'ip-port' });
+    r.m.start();
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec(), epoch: 1 });
+    r.uri('http://127.0.0.1:8002/x'); // asks permission for 127.0.0.1:8002; the request or its answer dies with the server
+    r.take();
+    r.clock.advance(120_000);
+    r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1); // the outage was shorter than a keep-alive round
+    r.m.busReconnected();
+    r.take();
+    r.clock.advance(120_000);
+    const again = r.take().filter((m) => m.command !== 'CMD_UM_STAT');
+    expect(again.map((m) => m.command)).toEqual(['CMD_UM_START_CRAWL_IP', 'CMD_UM_KEEPALIVE']);
+    expect(again[0]).toMatchObject({ data: { ip: '127.0.0.1:8002', site: '127.0.0.1:8002' } });
+    // answered, no reconnect: not again
+    r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
+    r.clock.advance(120_000);
+    expect(r.take().filter((m) => m.command === 'CMD_UM_START_CRAWL_IP')).toEqual([]);
+    r.m.stop();
+  });
+});

@@ -122,6 +122,8 @@ export class NodeSchedulerMachine {
   private readonly dns = new Map<string, { ips: string[]; expires: number }>();
   private readonly timers: TimerHandle[] = [];
   private mnsMissed = 0;
+  /** The bus reconnected since the last keep-alive tick: what was in the dead server's buffers is gone. */
+  private resendDue = false;
   /** Links forwarded to the multinode scheduler that it has not vouched for (sent again on registering anew). */
   private readonly outbox = new MnsOutbox<{ collection: string; entry: FscmtQueueEntry }>();
 
@@ -134,13 +136,26 @@ export class NodeSchedulerMachine {
       // no answer twice: the scheduler may have restarted and forgotten us (there is no connection to see drop)
       // a round unanswered: what went since the last confirmation may be lost (a scheduler or NATS restart); twice:
       // the scheduler may have restarted and forgotten us, so register again first
-      if (this.mnsMissed >= 1) this.sendAgain(this.mnsMissed >= 2);
+      // a reconnect of our own NATS connection loses what the old server still held either way, even when the next
+      // keep-alive is answered (a short outage fits between two ticks): requests and answers lost then would leave a
+      // site waiting for a permission for ever
+      if (this.mnsMissed >= 1 || this.resendDue) this.sendAgain(this.mnsMissed >= 2);
+      this.resendDue = false;
       this.mnsMissed++;
       this.toMns({ command: 'CMD_UM_KEEPALIVE' }, 1);
       this.outbox.keepaliveSent();
     });
     this.every(QUARANTINE_TICK_MS, () => this.quarantineTimeout());
     this.every(this.opts.statsMs ?? DEFAULT_STATS_MS, () => this.statistics());
+  }
+
+  /**
+   * The NATS connection came back after a disconnect: at the next keep-alive tick send again what the multinode
+   * scheduler may have missed (if it is not back yet either, that keep-alive goes unanswered and the round after
+   * sends again, registering anew).
+   */
+  busReconnected(): void {
+    this.resendDue = true;
   }
 
   stop(): void {

@@ -195,12 +195,16 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
   flusher.unref();
   for (const [to, dict, priority] of early.splice(0)) endpoint.send(to, dict, priority);
   machine.start();
+  const offConnection = mw.bus.onConnectionChange((change) => {
+    if (change === 'reconnect') machine.busReconnected();
+  });
 
   return {
     address: endpoint.address,
     machine,
     crawler,
     async stop() {
+      offConnection();
       crawler.stop();
       machine.stop();
       clearInterval(flusher);
