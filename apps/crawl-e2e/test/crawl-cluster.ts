@@ -29,6 +29,8 @@ export interface CrawlClusterOptions {
  * A whole crawl as separate processes on a real nats-server: the feeding chain (optional), a duplicate server, the
  * multinode scheduler with a generated XML crawl configuration, and N node schedulers.
  */
+let clusterCount = 0;
+
 export class CrawlCluster {
   readonly procs: ChildService[] = [];
   readonly nodes: ChildService[] = [];
@@ -85,7 +87,8 @@ export class CrawlCluster {
   </DomainSpecification>
 </CrawlerConfig>`,
     );
-    const common = ['--cluster', 'crawl'];
+    // a cluster name of its own: processes of another test on the same machine can never join this crawl
+    const common = ['--cluster', `crawl-${process.pid}-${++clusterCount}`];
     const keepalive = opts.keepaliveMs !== undefined ? ['--keepalive-ms', String(opts.keepaliveMs)] : [];
     const replica = opts.dupReplicaDeadMs !== undefined;
     if (replica) this.dupReplica = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1r', '--data', join(this.dir, 'dup1r')]);

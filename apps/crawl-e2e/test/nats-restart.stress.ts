@@ -25,7 +25,7 @@ describe('the nats-server restarted mid-crawl', () => {
   it('the crawl finishes: every allowed page fetched exactly once, no excluded one', async () => {
     // what each process last said, to tell a stalled node from a stalled scheduler or duplicate server
     onTestFailed(() => {
-      for (const p of cluster.procs) console.error(`--- pid ${p.pid}\n` + p.logs.slice(-25).map((l) => JSON.stringify(l)).join('\n'));
+      for (const p of cluster.procs) console.error(`--- pid ${p.pid}\n` + p.logs.filter((l, i, all) => Number(l['level']) >= 40 || i >= all.length - 8).slice(-60).map((l) => JSON.stringify(l)).join('\n'));
     });
     const expected = sites.expectedFetches.size;
     await waitFor(() => sites.totalHits >= expected / 4, { timeoutMs: 60_000, what: `a quarter of the ${expected} pages fetched (have ${sites.totalHits})` });
