@@ -1,27 +1,13 @@
-import { createLogger } from '@esp/logging';
 import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
-import { Middleware } from '@esp/middleware';
-import { LocalWebSites, sleep, waitFor } from '@esp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlCluster } from './crawl-cluster';
+import { sleep, waitFor } from '@esp/testing';
+import { describe, expect, it } from 'vitest';
+import { crawlFixture } from './crawl-fixture';
 
-let sites: LocalWebSites;
-let cluster: CrawlCluster;
-let client: Middleware;
-
-beforeAll(async () => {
-  sites = await LocalWebSites.start({ hosts: 4, pagesPerHost: 60 });
-  cluster = await CrawlCluster.start({ startUris: sites.startUris, nodes: 2, delaySeconds: 0.01, feed: true });
-  client = await Middleware.connect({ name: 'crawl-e2e', servers: cluster.ns.url, logger: createLogger('crawl-e2e', {}, { level: 'warn' }) });
-}, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await cluster?.stop();
-  await sites?.stop();
-});
+const crawl = crawlFixture({ hosts: 4, pagesPerHost: 60 }, { nodes: 2, delaySeconds: 0.01, feed: true });
 
 describe('a two-node crawl of generated local sites, fed into the indexer', () => {
   it('fetches every allowed page exactly once, no excluded one, keeps one owner per duplicate group, and makes the pages searchable', async () => {
+    const { sites, cluster, client } = crawl;
     // the crawl is done when every expected URL was fetched and nothing more came for a while
     await waitFor(() => [...sites.expectedFetches].every((u) => (sites.hits.get(u) ?? 0) > 0), {
       timeoutMs: 90_000,
@@ -64,6 +50,7 @@ describe('a two-node crawl of generated local sites, fed into the indexer', () =
   }, 150_000);
 
   it('removing the collection (SIGHUP reload): CMD_UM_DELETE_OK ends it at the scheduler, the duplicate server drops it, its pages leave the index', async () => {
+    const { sites, cluster, client } = crawl;
     cluster.reload('<CrawlerConfig><DomainSpecification name="spare"><attrib name="delay" type="real">1</attrib></DomainSpecification></CrawlerConfig>');
     await waitFor(() => cluster.mns.logs.find((l) => l['msg'] === 'configuration reloaded' && (l['removed'] as string[]).includes('web')));
     await waitFor(() => cluster.mns.logs.find((l) => l['msg'] === 'collection removed' && l['collection'] === 'web'), { timeoutMs: 20_000 });

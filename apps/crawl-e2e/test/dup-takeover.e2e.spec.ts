@@ -3,30 +3,16 @@
  * (operations waiting with no word from it), move to its replica, and the crawl finishes with one owner per
  * duplicate group. All parts are separate processes on a real nats-server.
  */
-import { createLogger } from '@esp/logging';
 import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
-import { Middleware } from '@esp/middleware';
-import { LocalWebSites, sleep, waitFor } from '@esp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlCluster } from './crawl-cluster';
+import { sleep, waitFor } from '@esp/testing';
+import { describe, expect, it } from 'vitest';
+import { crawlFixture } from './crawl-fixture';
 
-let sites: LocalWebSites;
-let cluster: CrawlCluster;
-let client: Middleware;
-
-beforeAll(async () => {
-  sites = await LocalWebSites.start({ hosts: 4, pagesPerHost: 60 });
-  cluster = await CrawlCluster.start({ startUris: sites.startUris, nodes: 2, delaySeconds: 0.03, feed: true, dupReplicaDeadMs: 2000 });
-  client = await Middleware.connect({ name: 'crawl-e2e', servers: cluster.ns.url, logger: createLogger('crawl-e2e', {}, { level: 'warn' }) });
-}, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await cluster?.stop();
-  await sites?.stop();
-});
+const crawl = crawlFixture({ hosts: 4, pagesPerHost: 60 }, { nodes: 2, delaySeconds: 0.03, feed: true, dupReplicaDeadMs: 2000 });
 
 describe('the duplicate server primary killed (SIGKILL) mid-crawl, node schedulers configured with its replica', () => {
   it('the replica takes over: the crawl finishes, every allowed page fetched once, one owner per duplicate group, pages searchable', async () => {
+    const { sites, cluster, client } = crawl;
     const expected = sites.expectedFetches.size;
     await waitFor(() => sites.totalHits >= expected / 4, { timeoutMs: 60_000, what: `a quarter of the ${expected} pages fetched (have ${sites.totalHits})` });
     await cluster.dup.kill();

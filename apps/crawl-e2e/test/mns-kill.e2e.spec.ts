@@ -3,30 +3,16 @@
  * restarted on its data directory it takes back its collections, queued entries, routes and IP permissions, the node
  * schedulers register again and send what it may have missed, and the crawl finishes as if nothing had happened.
  */
-import { createLogger } from '@esp/logging';
 import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
-import { Middleware } from '@esp/middleware';
-import { LocalWebSites, sleep, waitFor } from '@esp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrawlCluster } from './crawl-cluster';
+import { sleep, waitFor } from '@esp/testing';
+import { describe, expect, it } from 'vitest';
+import { crawlFixture } from './crawl-fixture';
 
-let sites: LocalWebSites;
-let cluster: CrawlCluster;
-let client: Middleware;
-
-beforeAll(async () => {
-  sites = await LocalWebSites.start({ hosts: 4, pagesPerHost: 60 });
-  cluster = await CrawlCluster.start({ startUris: sites.startUris, nodes: 2, delaySeconds: 0.03, feed: true, mnsData: true, keepaliveMs: 400 });
-  client = await Middleware.connect({ name: 'crawl-e2e', servers: cluster.ns.url, logger: createLogger('crawl-e2e', {}, { level: 'warn' }) });
-}, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await cluster?.stop();
-  await sites?.stop();
-});
+const crawl = crawlFixture({ hosts: 4, pagesPerHost: 60 }, { nodes: 2, delaySeconds: 0.03, feed: true, mnsData: true, keepaliveMs: 400 });
 
 describe('the multinode scheduler killed (SIGKILL) mid-crawl and restarted on its data directory', () => {
   it('the crawl finishes: every allowed page fetched exactly once, no excluded one, one owner per duplicate group, pages searchable', async () => {
+    const { sites, cluster, client } = crawl;
     const expected = sites.expectedFetches.size;
     await waitFor(() => sites.totalHits >= expected / 4, { timeoutMs: 60_000, what: `a quarter of the ${expected} pages fetched (have ${sites.totalHits})` });
     await cluster.mns.kill();
