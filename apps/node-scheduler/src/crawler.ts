@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '@esp/logging';
+import { httpGet, type HttpGetOptions } from './http-get';
 import { extractLinks } from './link-extractor';
 import type { Fetch, NodeSchedulerMachine } from './node-scheduler-machine';
 import { ALLOW_ALL, DENY_ALL, parseRobots, robotsAllows, type RobotsRules } from './robots';
@@ -38,6 +39,8 @@ export interface CrawlerOptions {
   log?: Logger;
 }
 
+const utf8 = new TextDecoder();
+
 export class Crawler {
   private running = 0;
   private scheduled = false;
@@ -47,7 +50,11 @@ export class Crawler {
   /** Fetches per URI, so tests and benchmarks can check "each page once". */
   readonly fetchCount = new Map<string, number>();
 
-  constructor(private readonly opts: CrawlerOptions) {}
+  private readonly getOptions: HttpGetOptions;
+
+  constructor(private readonly opts: CrawlerOptions) {
+    this.getOptions = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? 10 * 1024 * 1024 };
+  }
 
   get inFlight(): number {
     return this.running;
@@ -92,25 +99,16 @@ export class Crawler {
         if (!robotsAllows(rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' }, false);
       }
       this.fetchCount.set(uri, (this.fetchCount.get(uri) ?? 0) + 1);
-      const res = await fetch(url, {
-        redirect: 'manual',
-        headers: { 'user-agent': this.opts.userAgent ?? 'esp-crawler' },
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
-      });
-      if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
-        await res.body?.cancel();
-        const location = new URL(res.headers.get('location') as string, url);
+      const res = await httpGet(url, this.getOptions);
+      if (res.status >= 300 && res.status < 400 && res.location) {
+        const location = new URL(res.location, url);
         location.hash = '';
         return m.fetched(f, { kind: 'redirect', location: location.toString(), status: res.status }, false);
       }
-      if (!res.ok) {
-        await res.body?.cancel();
-        return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` }, false);
-      }
-      const body = await readLimited(res, this.opts.maxBodyBytes ?? 10 * 1024 * 1024);
+      if (res.status < 200 || res.status >= 300) return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` }, false);
+      const { body, contentType } = res;
       m.requestDone(f);
-      const contentType = (res.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]?.trim().toLowerCase() ?? '';
-      const html = new TextDecoder().decode(body);
+      const html = utf8.decode(body);
       const isHtml = contentType === 'text/html' || contentType === 'application/xhtml+xml';
       const page = isHtml ? extractLinks(html, uri, f.settings.linkTags) : { links: [], title: '', text: html, refresh: undefined };
       // links first: the site's next request must not wait for this page's duplicate check
@@ -133,13 +131,10 @@ export class Crawler {
     if (!p) {
       p = (async () => {
         try {
-          const res = await fetch(`${origin}/robots.txt`, {
-            headers: { 'user-agent': this.opts.userAgent ?? 'esp-crawler' },
-            signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
-          });
+          const res = await httpGet(new URL('/robots.txt', origin), { ...this.getOptions, maxBodyBytes: 512 * 1024 });
           if (res.status >= 400 && res.status < 500) return ALLOW_ALL;
-          if (!res.ok) return DENY_ALL;
-          return parseRobots(new TextDecoder().decode(await readLimited(res, 512 * 1024)), this.opts.userAgent ?? 'esp-crawler');
+          if (res.status < 200 || res.status >= 300) return DENY_ALL;
+          return parseRobots(new TextDecoder().decode(res.body), this.getOptions.userAgent);
         } catch {
           return DENY_ALL;
         }
@@ -148,21 +143,4 @@ export class Crawler {
     }
     return p;
   }
-}
-
-async function readLimited(res: Response, max: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  for await (const chunk of res.body ?? []) {
-    n += chunk.length;
-    if (n > max) throw new Error(`body over ${max} bytes`);
-    chunks.push(chunk);
-  }
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

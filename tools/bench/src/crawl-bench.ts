@@ -22,7 +22,7 @@ import { FswcuDict, fswcuBytes } from '@esp/codecs';
 import { crawlAddress, DuplicateServerClient } from '@esp/crawl-bus';
 import { Middleware } from '@esp/middleware';
 import { ChildService, LocalWebSites, NatsServer, sleep } from '@esp/testing';
-import { cpuMsOf } from './proc-cpu';
+import { cpuDelta, cpuMsOf, cpuOf } from './proc-cpu';
 import { fmt, median } from './stats';
 
 const { values } = parseArgs({
@@ -141,8 +141,9 @@ function medianGap(times: number[]): number {
 }
 
 /** The baseline: every expected URL, host by host in parallel, one request at a time per host, DELAY_MS apart. */
-async function plainLoop(sites: LocalWebSites): Promise<{ rate: number; gap: number }> {
+async function plainLoop(sites: LocalWebSites): Promise<{ rate: number; gap: number; cpuPerPage: number }> {
   const times = recordTimes(sites);
+  const cpu0 = process.cpuUsage();
   const byHost = new Map<string, string[]>();
   for (const u of sites.expectedFetches) {
     const host = new URL(u).host;
@@ -158,8 +159,9 @@ async function plainLoop(sites: LocalWebSites): Promise<{ rate: number; gap: num
     }),
   );
   const rate = sites.expectedFetches.size / (await crawlSpan(sites, times));
+  const cpu = process.cpuUsage(cpu0);
   if (values.verbose) console.log(`  plain loop by host:\n    ${hostTimeline(times())}`);
-  return { rate, gap: medianGap(times()) };
+  return { rate, gap: medianGap(times()), cpuPerPage: (cpu.user + cpu.system) / 1000 / sites.expectedFetches.size };
 }
 
 interface CrawlRound {
@@ -167,11 +169,22 @@ interface CrawlRound {
   loop: number;
   crawlGap: number;
   loopGap: number;
+  /** CPU ms per page of each process of the crawl (the bench's own is the sites' HTTP servers) */
+  crawlCpu: Record<string, number>;
+  loopCpu: number;
+  /** messages published into nats-server per page (its /varz counter) */
+  natsMsgs: number;
 }
 
-async function crawlRound(natsUrl: string, dir: string, round: number): Promise<CrawlRound> {
+let monitorUrl = '';
+async function varz(): Promise<{ msgs: number }> {
+  const v = (await (await fetch(`${monitorUrl}/varz`)).json()) as { in_msgs: number };
+  return { msgs: v.in_msgs };
+}
+
+async function crawlRound(natsUrl: string, natsPid: number, dir: string, round: number): Promise<CrawlRound> {
   const loopSites = await LocalWebSites.start({ hosts: HOSTS, pagesPerHost: PAGES });
-  const { rate: loop, gap: loopGap } = await plainLoop(loopSites);
+  const { rate: loop, gap: loopGap, cpuPerPage: loopCpu } = await plainLoop(loopSites);
   await loopSites.stop();
   const sites = await LocalWebSites.start({ hosts: HOSTS, pagesPerHost: PAGES });
   const times = recordTimes(sites);
@@ -188,17 +201,28 @@ async function crawlRound(natsUrl: string, dir: string, round: number): Promise<
   const svc = async (entry: string, args: string[]): Promise<void> => {
     procs.push(await ChildService.start({ entry, args: ['--nats', natsUrl, '--cluster', cluster, ...args], env: { LOG_LEVEL: 'info' } }));
   };
+  const pids = (): Record<string, number> => ({ nats: natsPid, dup: procs[0]?.pid ?? 0, mns: procs[1]?.pid ?? 0, n1: procs[2]?.pid ?? 0, n2: procs[3]?.pid ?? 0 });
   try {
     await svc('apps/duplicate-server/src/main.ts', ['--id', 'dup', '--data', join(dir, `crawl-dup-${round}`)]);
     await svc('apps/multinode-scheduler/src/main.ts', ['--config', config, '--min-nodes', '2']);
     await svc('apps/node-scheduler/src/main.ts', ['--id', 'n1', '--dup', 'dup', '--no-feed', '--ip-key', 'ip-port']);
     await svc('apps/node-scheduler/src/main.ts', ['--id', 'n2', '--dup', 'dup', '--no-feed', '--ip-key', 'ip-port']);
+    // from the last start on: the node schedulers' own start-up (about 0.5 s of CPU each) is not crawling
+    const cpu0 = cpuOf(pids());
+    const own0 = process.cpuUsage();
+    const varz0 = await varz();
     const crawl = sites.expectedFetches.size / (await crawlSpan(sites, times));
+    const own = process.cpuUsage(own0);
+    const pages = sites.expectedFetches.size;
+    const crawlCpu = Object.fromEntries(Object.entries(cpuDelta(cpu0, cpuOf(pids()))).map(([k, ms]) => [k, ms / pages]));
+    crawlCpu.sites = (own.user + own.system) / 1000 / pages;
+    const varz1 = await varz();
+    const natsMsgs = (varz1.msgs - varz0.msgs) / pages;
     const twice = [...sites.expectedFetches].filter((u) => sites.hits.get(u) !== 1).length;
     const excluded = [...sites.excluded].filter((u) => sites.hits.has(u)).length;
     if (twice > 0 || excluded > 0) throw new Error(`crawl wrong: ${twice} pages fetched more than once, ${excluded} excluded pages fetched`);
     if (values.verbose) console.log(`  crawl by host:\n    ${hostTimeline(times())}`);
-    return { crawl, loop, crawlGap: medianGap(times()), loopGap };
+    return { crawl, loop, crawlGap: medianGap(times()), loopGap, crawlCpu, loopCpu, natsMsgs };
   } finally {
     for (const p of procs) await p.stop();
     await sites.stop();
@@ -216,6 +240,7 @@ function printCrawl(crawlRates: number[], loopRates: number[], ratios: number[])
 }
 
 const ns = await NatsServer.start({ jetstream: false });
+monitorUrl = ns.monitorUrl;
 const dir = mkdtempSync(join(tmpdir(), 'bench-crawl-'));
 const children: ChildService[] = [];
 const mw = await Middleware.connect({ name: 'bench-crawl', servers: ns.url });
@@ -224,13 +249,17 @@ try {
   const loopRates: number[] = [];
   const ratios: number[] = [];
   for (let r = 0; r < (values.only === 'dup' ? 0 : ROUNDS); r++) {
-    const { crawl, loop, crawlGap, loopGap } = await crawlRound(ns.url, dir, r);
+    const { crawl, loop, crawlGap, loopGap, crawlCpu, loopCpu, natsMsgs } = await crawlRound(ns.url, ns.pid, dir, r);
     crawlRates.push(crawl);
     loopRates.push(loop);
     ratios.push(crawl / loop);
     console.log(
       `crawl round ${r + 1}: crawl ${fmt(crawl)} pages/s, plain loop ${fmt(loop)} pages/s, ratio ${fmt(crawl / loop)}; ` +
         `median time between two requests to a host: crawl ${fmt(crawlGap)} ms, plain loop ${fmt(loopGap)} ms`,
+    );
+    const total = Object.values(crawlCpu).reduce((a, b) => a + b, 0);
+    console.log(
+      `  CPU per page: crawl ${fmt(total, 3)} ms (${Object.entries(crawlCpu).map(([k, ms]) => `${k} ${fmt(ms, 3)}`).join(', ')}), plain loop ${fmt(loopCpu, 3)} ms (client and sites in one process); ${fmt(natsMsgs, 1)} NATS messages per page`,
     );
   }
   if (values.only === 'crawl') {
