@@ -1,9 +1,10 @@
 import { FswcuDict, fswcuBytes, FSCMT_LINK_EXTRACTION_KEYS as K } from '@esp/codecs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { crawlSettings, CrawlSettingsError, uriAllowed } from './crawl-settings';
 import { DEFAULT_LINK_TAGS } from './crawl-settings';
 import { extractLinks } from './link-extractor';
-import { parseRobots, robotsAllows } from './robots';
+import { parseRobots, robotsAllows, robotsPathRule } from './robots';
 
 describe('robots.txt', () => {
   it('uses our group, else *; the longest match wins; Allow wins a tie; * and $ work', () => {
@@ -14,6 +15,26 @@ describe('robots.txt', () => {
     expect(robotsAllows(rules, '/a/b.pdf')).toBe(false);
     expect(robotsAllows(rules, '/a/b.pdf?x')).toBe(true);
     expect(robotsAllows(parseRobots('User-agent: esp-crawler\nDisallow: /\n', 'esp-crawler'), '/x')).toBe(false);
+  });
+
+  it('a rule compiled once matches as the pattern read as a regular expression each time does', () => {
+    // the reading of RFC 9309 the rules had before they were compiled: "*" any run of characters, "$" the end
+    const reference = (pattern: string, path: string): number => {
+      const anchored = pattern.endsWith('$');
+      const body = anchored ? pattern.slice(0, -1) : pattern;
+      const re = new RegExp('^' + body.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + (anchored ? '$' : ''));
+      return re.test(path) ? body.length : -1;
+    };
+    const piece = fc.constantFrom('/', 'a', 'b', '.', '*', '$', '?', 'x=1', '(', '[', '\\');
+    const text = fc.array(piece, { maxLength: 8 }).map((xs) => '/' + xs.join(''));
+    fc.assert(
+      fc.property(text, text, (pattern, path) => {
+        const rule = robotsPathRule(pattern);
+        const hit = rule.re ? rule.re.test(path) : path.startsWith(rule.pattern);
+        expect(hit ? rule.length : -1).toBe(reference(pattern, path));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

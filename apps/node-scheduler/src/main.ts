@@ -9,6 +9,7 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { startNodeScheduler } from './node-scheduler';
+import { warmUp } from './warm-up';
 
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
@@ -21,6 +22,13 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('node-scheduler', { id: cli.nodeId, cluster: cli.cluster });
+// before registering: the first pages of every site would otherwise wait while V8 compiles the page path
+const warm = await warmUp().catch((err: Error) => {
+  // only a head start: a node scheduler that cannot warm up (no loopback listener allowed, say) still crawls
+  log.warn({ err: err.message }, 'warm-up failed');
+  return { ms: 0 };
+});
+log.info({ ms: Math.round(warm.ms) }, 'per-page code paths warmed up');
 const mw = await Middleware.connect({ name: 'node-scheduler', servers: cli.nats, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot connect to NATS');
   process.exit(1);

@@ -567,12 +567,14 @@ export class NodeSchedulerMachine {
   }
 
   private link(c: Collection, uri: string, referrer: string, depth: number, redirects: FscmtRedirect[]): void {
+    // most links of a page were seen before (menus, cross links): answer those with a set lookup, before any parsing
+    if (c.seen.has(uri)) return;
     const where = siteOf(uri);
     if (!where) return;
-    const entry = entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0);
     const route = this.routes.get(c.name)?.get(where.site);
-    if (route?.nodeId === this.opts.nodeId) return this.enqueue(c.name, entry);
-    if (c.seen.has(uri) || c.forwarded.has(uri)) return;
+    if (route?.nodeId === this.opts.nodeId) return this.enqueue(c.name, entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0));
+    if (c.forwarded.has(uri)) return;
+    const entry = entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0);
     if (!uriAllowed(c.settings, uri)) {
       c.stats.excluded++;
       return;
@@ -603,6 +605,8 @@ export class NodeSchedulerMachine {
   }
 }
 
+const DEPTH_KEY = new TextEncoder().encode('depth');
+
 export function entryFor(uri: string, referrer: string, depth: number, redirects: FscmtRedirect[], uriFlags = 0): FscmtQueueEntry {
   return {
     uri: fscmtParsedUri(uri),
@@ -612,7 +616,7 @@ export function entryFor(uri: string, referrer: string, depth: number, redirects
     redirects,
     queueFlags: 0,
     refreshCycle: 0,
-    extra: new FswcuDict([[new TextEncoder().encode('depth'), depth]]),
+    extra: new FswcuDict([[DEPTH_KEY, depth]]),
   };
 }
 

@@ -6,17 +6,36 @@
  *   const rules = parseRobots(text, 'esp-crawler');
  *   robotsAllows(rules, '/private/x.html');
  */
+/** A path rule, compiled once: every URI of the site is checked against every rule. */
+export interface RobotsPathRule {
+  pattern: string;
+  /** the pattern's length without a trailing "$": the longest match wins */
+  length: number;
+  /** for patterns with "*" or "$"; plain patterns are prefixes */
+  re: RegExp | undefined;
+}
+
 export interface RobotsRules {
-  allow: string[];
-  disallow: string[];
+  allow: RobotsPathRule[];
+  disallow: RobotsPathRule[];
+}
+
+export function robotsPathRule(pattern: string): RobotsPathRule {
+  const anchored = pattern.endsWith('$');
+  const body = anchored ? pattern.slice(0, -1) : pattern;
+  const re =
+    anchored || body.includes('*')
+      ? new RegExp('^' + body.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + (anchored ? '$' : ''))
+      : undefined;
+  return { pattern, length: body.length, re };
 }
 
 export const ALLOW_ALL: RobotsRules = { allow: [], disallow: [] };
-export const DENY_ALL: RobotsRules = { allow: [], disallow: ['/'] };
+export const DENY_ALL: RobotsRules = { allow: [], disallow: [robotsPathRule('/')] };
 
 export function parseRobots(text: string, agent: string): RobotsRules {
-  const groups: Array<{ agents: string[]; rules: RobotsRules }> = [];
-  let current: { agents: string[]; rules: RobotsRules } | undefined;
+  const groups: Array<{ agents: string[]; rules: { allow: string[]; disallow: string[] } }> = [];
+  let current: { agents: string[]; rules: { allow: string[]; disallow: string[] } } | undefined;
   let lastWasAgent = false;
   for (const raw of text.split(/\r?\n|\r/).slice(0, 10_000)) {
     const line = raw.replace(/#.*$/, '').trim();
@@ -38,14 +57,12 @@ export function parseRobots(text: string, agent: string): RobotsRules {
   const me = agent.toLowerCase();
   const mine = groups.filter((g) => g.agents.some((a) => a !== '*' && me.includes(a)));
   const chosen = mine.length > 0 ? mine : groups.filter((g) => g.agents.includes('*'));
-  return { allow: chosen.flatMap((g) => g.rules.allow), disallow: chosen.flatMap((g) => g.rules.disallow) };
+  return { allow: chosen.flatMap((g) => g.rules.allow).map(robotsPathRule), disallow: chosen.flatMap((g) => g.rules.disallow).map(robotsPathRule) };
 }
 
-function matchLength(pattern: string, path: string): number {
-  const anchored = pattern.endsWith('$');
-  const body = anchored ? pattern.slice(0, -1) : pattern;
-  const re = new RegExp('^' + body.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + (anchored ? '$' : ''));
-  return re.test(path) ? body.length : -1;
+function matchLength(rule: RobotsPathRule, path: string): number {
+  const hit = rule.re ? rule.re.test(path) : path.startsWith(rule.pattern);
+  return hit ? rule.length : -1;
 }
 
 /** `path` is the URI's path and query. */
