@@ -119,20 +119,18 @@ function decideOps(docs: DocumentStore, journal: SessionJournal, session: number
 
 /** Records `ids` as final, as ranges of consecutive ids (a batch's ids usually make one). */
 function markFinals(journal: SessionJournal, session: number, ids: number[]): void {
-  if (ids.length === 0) return;
   ids.sort((a, b) => a - b);
-  let first = ids[0]!;
-  let last = first;
-  for (let i = 1; i < ids.length; i++) {
-    const id = ids[i]!;
-    if (id === last + 1) {
+  let first: number | undefined;
+  let last = 0;
+  for (const id of ids) {
+    if (first !== undefined && id === last + 1) {
       last = id;
       continue;
     }
-    journal.markFinalRange(session, first, last);
+    if (first !== undefined) journal.markFinalRange(session, first, last);
     first = last = id;
   }
-  journal.markFinalRange(session, first, last);
+  if (first !== undefined) journal.markFinalRange(session, first, last);
 }
 
 /**
