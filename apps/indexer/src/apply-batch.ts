@@ -103,17 +103,34 @@ function decide(docs: DocumentStore, session: number, op: Operation, now: string
 
 function decideOps(docs: DocumentStore, journal: SessionJournal, session: number, batch: OperationSet, floor: number, now: string, isolate: boolean): Map<number, Decision> {
   const decisions = new Map<number, Decision>();
+  const decided: number[] = [];
   for (const op of batch.operations) {
     if (decisions.has(op.id)) continue; // the same id twice in one batch: the first copy is the one
     if (op.id < floor || journal.isFinal(session, op.id)) {
       decisions.set(op.id, { kind: 'ignored', id: op.id });
       continue;
     }
-    const d = decide(docs, session, op, now, isolate);
-    journal.markFinal(session, op.id, d.kind === 'lost' ? OperationState.lost : OperationState.completed);
-    decisions.set(op.id, d);
+    decisions.set(op.id, decide(docs, session, op, now, isolate));
+    decided.push(op.id);
   }
+  markFinals(journal, session, decided);
   return decisions;
+}
+
+/** Records `ids` as final, as ranges of consecutive ids (a batch's ids usually make one). */
+function markFinals(journal: SessionJournal, session: number, ids: number[]): void {
+  ids.sort((a, b) => a - b);
+  let first: number | undefined;
+  let last = 0;
+  for (const id of ids) {
+    if (first !== undefined && id === last + 1) {
+      last = id;
+      continue;
+    }
+    if (first !== undefined) journal.markFinalRange(session, first, last);
+    first = last = id;
+  }
+  if (first !== undefined) journal.markFinalRange(session, first, last);
 }
 
 /**

@@ -15,7 +15,7 @@
  *   docs.search('"hello"', 10, 0);     // { total: 1, hits: [{ id: 'doc-1', score, title, snippet }] }
  *
  * Tables: documents (id, attributes as JSON, op_id, session, updated_at), documents_fts (FTS5 over title, body,
- * extra; rowid = documents.rid), and the session journal's sessions, finals and outbox (session-journal.ts).
+ * extra; rowid = documents.rid), and the session journal's sessions, final_ranges and outbox (session-journal.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -36,7 +36,8 @@ export function collectionDbPath(dataDir: string, collection: string): string {
   return join(resolve(dataDir), `${collection}.sqlite`);
 }
 
-const SCHEMA_VERSION = 1;
+/** 2: finals kept as id ranges (final_ranges) instead of one row per operation (finals). */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,11 +58,11 @@ CREATE TABLE IF NOT EXISTS sessions (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS finals (
+CREATE TABLE IF NOT EXISTS final_ranges (
   session INTEGER NOT NULL,
-  op_id INTEGER NOT NULL,
-  state INTEGER NOT NULL,
-  PRIMARY KEY (session, op_id)
+  first INTEGER NOT NULL,
+  last INTEGER NOT NULL,
+  PRIMARY KEY (session, first)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outbox (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -89,7 +90,11 @@ export function openCollectionDb(dataDir: string, collection: string): Db {
     db.pragma('synchronous = FULL');
     db.exec(SCHEMA);
     db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run('schema_version', String(SCHEMA_VERSION));
-    const v = (db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as { value: string }).value;
+    let v = (db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as { value: string }).value;
+    if (v === '1') {
+      migrateFinalsToRanges(db);
+      v = String(SCHEMA_VERSION);
+    }
     if (v !== String(SCHEMA_VERSION)) throw new Error(`${path} has schema version ${v}; this indexer knows ${SCHEMA_VERSION}`);
   } catch (err) {
     db.close();
@@ -99,6 +104,20 @@ export function openCollectionDb(dataDir: string, collection: string): Db {
     throw err;
   }
   return db;
+}
+
+/**
+ * Version 1 kept one finals row per operation id; version 2 keeps ranges. Each old row becomes a range of one id
+ * (isFinal answers the same), in one transaction with the version bump, so a crash leaves either version whole.
+ */
+function migrateFinalsToRanges(db: Db): void {
+  db.transaction(() => {
+    const old = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'finals'").get() as { n: number };
+    if (old.n > 0) {
+      db.exec('INSERT INTO final_ranges (session, first, last) SELECT session, op_id, op_id FROM finals; DROP TABLE finals;');
+    }
+    db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(String(SCHEMA_VERSION), 'schema_version');
+  })();
 }
 
 export interface StoredDocument {

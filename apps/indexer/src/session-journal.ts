@@ -4,8 +4,11 @@
  *
  * - sessions: the client's callback AOR, the floor (highest completed_op_id seen: the client has every final below
  *   it), and whether the session was closed with callbacks still owed;
- * - finals: the operation ids at or above the floor already decided final (completed, failed or lost). A later copy
- *   of one of them is ignored. Rows below the floor are pruned: an id below it is final by the client's own word;
+ * - final_ranges: the operation ids at or above the floor already decided final (completed, failed or lost), as
+ *   ranges [first, last] of consecutive ids. A later copy of one of them is ignored. Ranges wholly below the floor are
+ *   pruned: an id below it is final by the client's own word. Ranges, not a row per id: a batch's ids follow on from
+ *   the previous batch's, so the session's last range is extended (one row written per batch, not 100 inserted and
+ *   later 100 deleted);
  * - outbox: the statuses decided but not yet acknowledged by the client, in order. They are written in the batch's
  *   transaction and deleted once delivered, so a crash between commit and callback loses nothing (a status may be
  *   delivered twice across a crash; the callback contract lets clients dedupe by operation id).
@@ -30,15 +33,23 @@ export interface OutboxEntry {
 /** The floor of a new session: nothing is known final yet. */
 export const NO_FLOOR = Number.MIN_SAFE_INTEGER;
 
+/** The highest range of final ids of a session, as this process last wrote or read it. */
+interface TopRange {
+  first: number;
+  last: number;
+}
+
 export class SessionJournal {
   private readonly s;
   /**
-   * Per session, an upper bound of the operation ids in its finals, read from the table once and raised by
-   * markFinal. An id above it cannot be final, so isFinal answers without a query for the usual operation (a new
-   * one: ids increase within a session). A transaction rolled back leaves the bound higher than the table's
-   * maximum, which only costs a query; rows are never added without markFinal (one writer: the file is locked).
+   * Per session, the range of final ids with the highest first id, read from the table once and kept by
+   * markFinalRange. Its `last` bounds the session's final ids from above, so isFinal answers without a query for the
+   * usual operation (a new one: ids increase within a session); and a new range that follows it on extends its row.
+   * A transaction rolled back can leave this copy ahead of the table: the bound is then only higher (a query more),
+   * and the extension names the row it expects (first and last), so it changes nothing unless that row is there
+   * (then a row of its own is inserted). One writer: the file is locked.
    */
-  private readonly maxFinal = new Map<number, number>();
+  private readonly top = new Map<number, TopRange | null>();
 
   constructor(readonly db: Db) {
     this.s = {
@@ -51,16 +62,21 @@ export class SessionJournal {
       setClosed: db.prepare('UPDATE sessions SET closed = ?, updated_at = ? WHERE id = ?'),
       floor: db.prepare<[number], { floor: number }>('SELECT floor FROM sessions WHERE id = ?'),
       setFloor: db.prepare('UPDATE sessions SET floor = ? WHERE id = ?'),
-      prune: db.prepare('DELETE FROM finals WHERE session = ? AND op_id < ?'),
-      isFinal: db.prepare<[number, number], { state: number }>('SELECT state FROM finals WHERE session = ? AND op_id = ?'),
-      markFinal: db.prepare('INSERT INTO finals (session, op_id, state) VALUES (?, ?, ?)'),
-      finalsCount: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM finals WHERE session = ?'),
-      maxFinal: db.prepare<[number], { m: number | null }>('SELECT max(op_id) AS m FROM finals WHERE session = ?'),
+      prune: db.prepare('DELETE FROM final_ranges WHERE session = ? AND last < ?'),
+      // the range with the highest first id at or below opId: the only one that can hold it (ranges are disjoint)
+      rangeAt: db.prepare<[number, number], { last: number }>('SELECT last FROM final_ranges WHERE session = ? AND first <= ? ORDER BY first DESC LIMIT 1'),
+      insertRange: db.prepare('INSERT INTO final_ranges (session, first, last) VALUES (?, ?, ?)'),
+      extendRange: db.prepare('UPDATE final_ranges SET last = ? WHERE session = ? AND first = ? AND last = ?'),
+      topRange: db.prepare<[number], TopRange>('SELECT first, last FROM final_ranges WHERE session = ? ORDER BY first DESC LIMIT 1'),
+      finalsCount: db.prepare<[number], { n: number | null }>(
+        `SELECT sum(r.last - max(r.first, s.floor) + 1) AS n FROM final_ranges r JOIN sessions s ON s.id = r.session
+          WHERE r.session = ? AND r.last >= s.floor`,
+      ),
       append: db.prepare('INSERT INTO outbox (session, status) VALUES (?, ?)'),
       outbox: db.prepare<[], { seq: number; session: number; status: Buffer }>('SELECT seq, session, status FROM outbox ORDER BY seq'),
       ack: db.prepare('DELETE FROM outbox WHERE seq = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
-      deleteFinals: db.prepare('DELETE FROM finals WHERE session = ?'),
+      deleteFinals: db.prepare('DELETE FROM final_ranges WHERE session = ?'),
       deleteOutbox: db.prepare('DELETE FROM outbox WHERE session = ?'),
     };
   }
@@ -84,7 +100,7 @@ export class SessionJournal {
 
   /** Forgets the session: its row, its finals and any statuses it still owed. */
   deleteSession(id: number): void {
-    this.maxFinal.delete(id);
+    this.top.delete(id);
     this.db.transaction(() => {
       this.s.deleteSession.run(id);
       this.s.deleteFinals.run(id);
@@ -96,7 +112,10 @@ export class SessionJournal {
     return this.s.floor.get(id)?.floor ?? NO_FLOOR;
   }
 
-  /** Raises the floor to `completedOpId` if higher and prunes the finals below it. Returns the floor in force. */
+  /**
+   * Raises the floor to `completedOpId` if higher and prunes the ranges of finals wholly below it (a range across it
+   * stays; its ids below the floor are below the floor anyway). Returns the floor in force.
+   */
   raiseFloor(id: number, completedOpId: number): number {
     const floor = this.floor(id);
     if (completedOpId <= floor) return floor;
@@ -106,24 +125,34 @@ export class SessionJournal {
   }
 
   isFinal(id: number, opId: number): boolean {
-    if (opId > this.maxFinalOf(id)) return false;
-    return this.s.isFinal.get(id, opId) !== undefined;
+    const top = this.topOf(id);
+    if (top === null || opId > top.last) return false;
+    const r = this.s.rangeAt.get(id, opId);
+    return r !== undefined && r.last >= opId;
   }
 
-  markFinal(id: number, opId: number, state: number): void {
-    this.s.markFinal.run(id, opId, state);
-    if (opId > this.maxFinalOf(id)) this.maxFinal.set(id, opId);
-  }
-
-  private maxFinalOf(id: number): number {
-    let max = this.maxFinal.get(id);
-    if (max === undefined) {
-      max = this.s.maxFinal.get(id)?.m ?? Number.MIN_SAFE_INTEGER;
-      this.maxFinal.set(id, max);
+  /** Records the ids first..last (none of them final yet) as final. */
+  markFinalRange(id: number, first: number, last: number): void {
+    const top = this.topOf(id);
+    if (top !== null && first === top.last + 1 && this.s.extendRange.run(last, id, top.first, top.last).changes === 1) {
+      top.last = last;
+      return;
     }
-    return max;
+    this.s.insertRange.run(id, first, last);
+    if (top === null || first > top.first) this.top.set(id, { first, last });
   }
 
+  private topOf(id: number): TopRange | null {
+    let top = this.top.get(id);
+    if (top === undefined) {
+      const row = this.s.topRange.get(id);
+      top = row ? { first: row.first, last: row.last } : null;
+      this.top.set(id, top);
+    }
+    return top;
+  }
+
+  /** How many ids at or above the floor are final (for tests and diagnostics). */
   finalsCount(id: number): number {
     return this.s.finalsCount.get(id)?.n ?? 0;
   }

@@ -3,6 +3,7 @@
  * Item Operation Sequence Log Table, Content Pipeline and Processing Stage Statistics Tables, Terminating, Tracing.
  * The item processor writes it while it processes; the Status XML-RPC methods read and reset it.
  */
+import { RecencyMap } from './recency-map';
 
 export type LogLevel = 'INFO' | 'WARNING' | 'ERROR';
 /** LogMessage (2.2.42): verbosity level and message. */
@@ -47,16 +48,6 @@ export function statusOf(msgs: readonly LogMessage[]): LogEntry['status'] {
   return 'OK';
 }
 
-function boundedSet<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key); // re-insert at the end: the map's order is the order of last modification
-  map.set(key, value);
-  while (map.size > max) {
-    const oldest = map.keys().next();
-    if (oldest.done) break;
-    map.delete(oldest.value);
-  }
-}
-
 const zeroRow = (): StatsRow => ({ ok: 0, error: 0, work: 0, user: 0, system: 0 });
 
 export class StatusState {
@@ -73,13 +64,11 @@ export class StatusState {
   tracing = false;
   memoryProfile = false;
 
-  readonly itemLog = new Map<string, LogEntry>();
-  readonly batchLog = new Map<string, LogEntry>();
+  readonly itemLog: RecencyMap<string, LogEntry>;
+  readonly batchLog: RecencyMap<string, LogEntry>;
   readonly stageStats = new Map<string, StatsRow>();
   readonly pipelineStats = new Map<string, StatsRow>();
 
-  private readonly maxItemLogs: number;
-  private readonly maxBatchLogs: number;
   readonly now: () => number;
 
   constructor(
@@ -88,8 +77,8 @@ export class StatusState {
     opts: StatusStateOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
-    this.maxItemLogs = opts.maxItemLogs ?? 10_000;
-    this.maxBatchLogs = opts.maxBatchLogs ?? 1_000;
+    this.itemLog = new RecencyMap(opts.maxItemLogs ?? 10_000);
+    this.batchLog = new RecencyMap(opts.maxBatchLogs ?? 1_000);
     this.started = this.now();
     this.lastReset = this.started;
     this.idleSince = this.started;
@@ -137,11 +126,11 @@ export class StatusState {
   }
 
   logItem(id: string, entry: LogEntry): void {
-    boundedSet(this.itemLog, id, entry, this.maxItemLogs);
+    this.itemLog.write(id, entry);
   }
 
   logBatch(id: string, entry: LogEntry): void {
-    boundedSet(this.batchLog, id, entry, this.maxBatchLogs);
+    this.batchLog.write(id, entry);
   }
 
   private add(table: Map<string, StatsRow>, name: string, ok: boolean, t: { work: number; user: number; system: number }): void {
