@@ -68,9 +68,12 @@ export class PppWorker {
   private act(a: WorkerAction): void {
     this.opts.onAction?.(a);
     switch (a.type) {
-      case 'send':
-        this.bus.publish(this.subjects.backend, encodeFrames([this.idFrame, ...a.frames]));
+      case 'send': {
+        const frames = [this.idFrame];
+        for (const f of a.frames) frames.push(f);
+        this.bus.publish(this.subjects.backend, encodeFrames(frames));
         break;
+      }
       case 'request':
         this.serve(a.envelope, a.content);
         break;
