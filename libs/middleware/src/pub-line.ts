@@ -7,7 +7,7 @@
  * the server's limit, a nats.js without these internals) takes nats.js's own `publish`, which throws or copes as before.
  *
  *   const pub = linePublisher(nc);
- *   pub('esp.raw.ppp.svc.frontend', bytes, 'esp.raw.ppp.svc.client.x.1');
+ *   pub('esp.raw.ppp.svc.frontend', [header, body], 'esp.raw.ppp.svc.client.x.1');   // payload = header + body
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 
@@ -21,7 +21,8 @@ interface ProtocolInternals {
   sendCommand(cmd: Uint8Array, ...payloads: Uint8Array[]): void;
 }
 
-export type LinePublish = (subject: string, data: Uint8Array, reply?: string) => void;
+/** Publishes the concatenation of `parts` (one part: a plain publish); parts are referenced until the flush, not copied. */
+export type LinePublish = (subject: string, parts: readonly Uint8Array[], reply?: string) => void;
 
 const CRLF = Uint8Array.of(13, 10);
 const P = 0x50;
@@ -70,20 +71,55 @@ export function hasLinePublish(nc: NatsConnection): boolean {
   return internals(nc) !== undefined;
 }
 
+/** One payload from its parts (the nats.js path takes a single array). */
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] ?? new Uint8Array(0);
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/**
+ * V8 keeps typed arrays of up to 64 bytes on its heap (cheap); a larger one gets a backing store of its own (malloc).
+ * A line with a reply subject is often longer: those are cut from a shared slab, as Buffer.allocUnsafe does from its
+ * pool (nats.js copies every part into one buffer at the flush, and a slab is never written twice).
+ */
+const SLAB_SIZE = 64 * 1024;
+let slab = new ArrayBuffer(SLAB_SIZE);
+let slabUsed = 0;
+function lineBuffer(n: number): Uint8Array {
+  if (n <= 64) return new Uint8Array(n);
+  if (n > SLAB_SIZE / 8) return new Uint8Array(n);
+  if (slabUsed + n > SLAB_SIZE) {
+    slab = new ArrayBuffer(SLAB_SIZE);
+    slabUsed = 0;
+  }
+  const out = new Uint8Array(slab, slabUsed, n);
+  slabUsed += n;
+  return out;
+}
+
 export function linePublisher(nc: NatsConnection): LinePublish {
-  const fallback: LinePublish = (subject, data, reply) => nc.publish(subject, data, reply ? { reply } : undefined);
+  const fallback: LinePublish = (subject, parts, reply) => nc.publish(subject, concat(parts), reply ? { reply } : undefined);
   const proto = internals(nc);
   if (!proto) return fallback;
-  return (subject, data, reply) => {
-    const len = data.length;
+  return (subject, parts, reply) => {
+    let len = 0;
+    for (let i = 0; i < parts.length; i++) len += parts[i]?.length ?? 0;
     const max = proto.info?.max_payload;
     if (proto.isClosed() || proto.noMorePublishing || subject.length === 0 || reply === '' || (max !== undefined && len > max)) {
-      fallback(subject, data, reply);
+      fallback(subject, parts, reply);
       return;
     }
     // "PUB " subject " " [reply " "] digits "\r\n"
     const d = digits(len);
-    const line = new Uint8Array(4 + subject.length + 1 + (reply ? reply.length + 1 : 0) + d + 2);
+    const line = lineBuffer(4 + subject.length + 1 + (reply ? reply.length + 1 : 0) + d + 2);
     line[0] = P;
     line[1] = U;
     line[2] = B;
@@ -95,7 +131,7 @@ export function linePublisher(nc: NatsConnection): LinePublish {
       if (o >= 0) line[o++] = SPACE;
     }
     if (o < 0) {
-      fallback(subject, data, reply);
+      fallback(subject, parts, reply);
       return;
     }
     o = writeInt(line, o, len, d);
@@ -103,6 +139,7 @@ export function linePublisher(nc: NatsConnection): LinePublish {
     line[o + 1] = 10;
     proto.outBytes += len;
     proto.outMsgs++;
-    proto.sendCommand(line, data, CRLF);
+    if (parts.length === 1) proto.sendCommand(line, parts[0] as Uint8Array, CRLF);
+    else proto.sendCommand(line, ...parts, CRLF);
   };
 }

@@ -58,6 +58,30 @@ describe('raw bus publish (PUB line written by RawBus)', () => {
     await stop();
   });
 
+  it('publishParts - the parts arrive as one message, concatenated, on the fast path and on nats.js\'s (non-ASCII subject)', async () => {
+    const parts = [Uint8Array.of(1, 2), new Uint8Array(0), new Uint8Array(300).fill(9), Uint8Array.of(3)];
+    const whole = Buffer.concat(parts);
+    for (const subject of [RawBus.subject('test', 'parts'), 'esp.raw.test.parts-größe']) {
+      const got: Uint8Array[] = [];
+      const replies: Array<string | undefined> = [];
+      const stop = await a.bus.subscribe(subject, (m) => {
+        got.push(m.data.slice());
+        replies.push(m.reply);
+      });
+      const before = b.nc.stats();
+      // a PUB line over 64 bytes (cut from the slab)
+      const reply = 'esp.raw.test.parts-reply.a-reply-subject-long-enough-for-a-line-over-64-bytes';
+      b.bus.publishParts(subject, parts, { reply });
+      b.bus.publishParts(subject, [Uint8Array.of(5)]);
+      await b.bus.flush();
+      for (let t = 0; t < 100 && got.length < 2; t++) await new Promise((r) => setTimeout(r, 10));
+      expect(got.map((g) => Buffer.from(g).toString('hex'))).toEqual([whole.toString('hex'), '05']);
+      expect(replies).toEqual([reply, undefined]);
+      expect(b.nc.stats().outBytes - before.outBytes).toBe(whole.length + 1);
+      await stop();
+    }
+  });
+
   it('publish - a subject nats.js refuses (space) is refused the same way; a non-ASCII subject still goes through nats.js', async () => {
     expect(() => b.bus.publish('esp.raw.test.bad subject', new Uint8Array(1))).toThrow(/subject/i);
     expect(() => b.bus.publish('esp.raw.test.ok', new Uint8Array(1), { reply: 'esp.raw.test.bad reply' })).toThrow(/subject/i);

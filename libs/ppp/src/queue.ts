@@ -5,7 +5,7 @@
 import type { Logger } from '@esp/logging';
 import type { RawBus, RawMessage } from '@esp/middleware';
 import { failFrames, parseRequest, replyFrames } from './client-link';
-import { decodeFrames, encodeFrames } from './frames';
+import { decodeFrames, encodeFrameParts } from './frames';
 import { QueueMachine, type QueueAction, type QueueOptions } from './queue-machine';
 import { pppSubjects } from './subjects';
 
@@ -95,14 +95,14 @@ export class PppQueue {
       case 'send': {
         let subject = this.workerSubjects.get(a.worker);
         if (!subject) this.workerSubjects.set(a.worker, (subject = subjects.worker(a.worker)));
-        this.bus.publish(subject, encodeFrames(a.frames));
+        this.bus.publishParts(subject, encodeFrameParts(a.frames));
         break;
       }
       case 'reply':
       case 'fail': {
         const reply = this.clients.get(a.request);
         this.clients.delete(a.request);
-        if (reply) this.bus.publish(reply, encodeFrames(a.type === 'reply' ? replyFrames(a.content) : failFrames(a.error)));
+        if (reply) this.bus.publishParts(reply, encodeFrameParts(a.type === 'reply' ? replyFrames(a.content) : failFrames(a.error)));
         if (a.type === 'fail') this.opts.log?.warn({ request: a.request, code: a.error.code }, a.error.message);
         break;
       }
