@@ -11,7 +11,9 @@ const utf8d = new TextDecoder();
 const FAIL = 'FAIL';
 
 export function requestFrames(content: readonly Uint8Array[]): Uint8Array[] {
-  return [EMPTY_FRAME, ...content];
+  const out: Uint8Array[] = [EMPTY_FRAME];
+  for (const f of content) out.push(f);
+  return out;
 }
 
 export const replyFrames = requestFrames;

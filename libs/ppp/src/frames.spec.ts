@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeFrames, encodeFrames, MAX_FRAMES, PppFrameError } from './frames';
+import { decodeFrames, encodeFrameParts, encodeFrames, MAX_FRAMES, PppFrameError } from './frames';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
@@ -43,6 +43,26 @@ describe('frames codec', () => {
     copy[4] = 0x7a;
     expect(hex(first)).toBe('00000001610000000162');
     expect(first).not.toBeInstanceOf(Buffer);
+  });
+
+  it('parts - the parts of a message are its bytes; frames over 64 bytes are parts of their own, not copied', () => {
+    const body = new Uint8Array(255).fill(7);
+    const parts = encodeFrameParts([Buffer.from('req-1'), new Uint8Array(0), body]);
+    expect(parts.map((p) => p.length)).toEqual([4 + 5 + 4 + 4, 255]);
+    expect(parts[1]).toBe(body);
+    expect(hex(Buffer.concat(parts))).toBe(hex(encodeFrames([Buffer.from('req-1'), new Uint8Array(0), body])));
+    expect(encodeFrameParts([new Uint8Array(64)]).length).toBe(1);
+    expect(() => encodeFrameParts([])).toThrow(PppFrameError);
+    expect(() => encodeFrameParts(Array.from({ length: MAX_FRAMES + 1 }, () => new Uint8Array(0)))).toThrow(PppFrameError);
+  });
+
+  it('property - the parts of any frames concatenate to encodeFrames of them', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 200 }), { minLength: 1, maxLength: 12 }), (frames) => {
+        expect(hex(Buffer.concat(encodeFrameParts(frames)))).toBe(hex(encodeFrames(frames)));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('property - any frames round-trip', () => {

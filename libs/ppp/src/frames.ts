@@ -36,10 +36,61 @@ export function encodeFrames(frames: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** Frames longer than this are not copied by encodeFrameParts but passed on as they are. */
+const COPY_MAX = 64;
+
+/**
+ * The same bytes as encodeFrames, as a list of parts whose concatenation is the message: the length prefixes and the
+ * small frames are written into small header arrays (which V8 allocates cheaply, on its heap, up to 64 bytes), and
+ * each frame longer than 64 bytes is a part of its own, not copied. For RawBus.publishParts: nats.js copies all parts
+ * into its outbound buffer at the flush, so a request body is copied once per hop instead of twice.
+ *
+ *   encodeFrameParts([addr, EMPTY, body300])  →  [00 00 00 0a <addr> 00 00 00 00 00 00 01 2c, body300]
+ */
+export function encodeFrameParts(frames: readonly Uint8Array[]): Uint8Array[] {
+  if (frames.length === 0) throw new PppFrameError('a message has at least one frame');
+  if (frames.length > MAX_FRAMES) throw new PppFrameError(`a message has at most ${MAX_FRAMES} frames, got ${frames.length}`);
+  const parts: Uint8Array[] = [];
+  let i = 0;
+  while (i < frames.length) {
+    // one header: the prefixes and small frames up to the next large frame, and that frame's prefix
+    let size = 0;
+    let j = i;
+    for (; j < frames.length; j++) {
+      const n = (frames[j] as Uint8Array).length;
+      size += 4;
+      if (n > COPY_MAX) break;
+      size += n;
+    }
+    const head = new Uint8Array(size);
+    let o = 0;
+    for (let k = i; k <= j && k < frames.length; k++) {
+      const f = frames[k] as Uint8Array;
+      const n = f.length;
+      head[o] = n >>> 24;
+      head[o + 1] = (n >>> 16) & 0xff;
+      head[o + 2] = (n >>> 8) & 0xff;
+      head[o + 3] = n & 0xff;
+      o += 4;
+      if (k === j) break; // the large frame: its prefix only
+      if (n > 0) head.set(f, o);
+      o += n;
+    }
+    parts.push(head);
+    if (j < frames.length) parts.push(frames[j] as Uint8Array);
+    i = j + 1;
+  }
+  return parts;
+}
+
 /** Decodes one message; any malformed input raises PppFrameError and nothing else. */
 export function decodeFrames(data: Uint8Array): Uint8Array[] {
   if (data.length === 0) throw new PppFrameError('empty message: no frames');
   const frames: Uint8Array[] = [];
+  // plain views on the message's memory: `subarray` of the Buffer nats.js hands us goes through Buffer's species
+  // constructor (FastBuffer), 2x the time of the whole decode (measured 410 → 190 ns for a 4-frame message)
+  const buf = data.buffer;
+  const base = data.byteOffset;
   let o = 0;
   while (o < data.length) {
     if (frames.length >= MAX_FRAMES) throw new PppFrameError(`more than ${MAX_FRAMES} frames`);
@@ -47,7 +98,7 @@ export function decodeFrames(data: Uint8Array): Uint8Array[] {
     const len = (((data[o] ?? 0) << 24) | ((data[o + 1] ?? 0) << 16) | ((data[o + 2] ?? 0) << 8) | (data[o + 3] ?? 0)) >>> 0;
     o += 4;
     if (len > data.length - o) throw new PppFrameError(`frame ${frames.length} claims ${len} bytes, ${data.length - o} left`);
-    frames.push(data.subarray(o, o + len));
+    frames.push(new Uint8Array(buf, base + o, len));
     o += len;
   }
   return frames;

@@ -32,12 +32,23 @@ export function parsePppMessage(frames: readonly Uint8Array[]): PppMessage {
     if (f && f.length === 1 && f[0] === PPP_HEARTBEAT) return { kind: 'heartbeat' };
     return { kind: 'malformed', reason: 'a 1-frame message must be READY (0x01) or HEARTBEAT (0x02)' };
   }
-  const delimiter = frames.findIndex((f) => f.length === 0);
+  let delimiter = -1;
+  for (let i = 0; i < frames.length; i++) {
+    if (frames[i]?.length === 0) {
+      delimiter = i;
+      break;
+    }
+  }
   if (delimiter < 0) return { kind: 'malformed', reason: 'no empty delimiter after the address stack' };
   if (delimiter === frames.length - 1) return { kind: 'malformed', reason: 'no content after the empty delimiter' };
   return { kind: 'envelope', envelope: frames.slice(0, delimiter), content: frames.slice(delimiter + 1) };
 }
 
 export function envelopeFrames(envelope: readonly Uint8Array[], content: readonly Uint8Array[]): Uint8Array[] {
-  return [...envelope, EMPTY_FRAME, ...content];
+  // runs for every request and reply (queue and worker): plain pushes, not spreads of iterables
+  const out: Uint8Array[] = [];
+  for (const f of envelope) out.push(f);
+  out.push(EMPTY_FRAME);
+  for (const f of content) out.push(f);
+  return out;
 }

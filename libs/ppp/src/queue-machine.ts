@@ -141,7 +141,7 @@ export class QueueMachine {
       this.emit({ type: 'fail', request: id, error: new PppQueueFull(`no worker free and ${this.pending.length} requests waiting (max ${this.maxPending})`) });
       return;
     }
-    this.pending.push({ id, address: utf8.encode(id), content, resends: 0 });
+    this.pending.push({ id, address: addressOf(id), content, resends: 0 });
     this.dispatch();
   }
 
@@ -203,6 +203,20 @@ export class QueueMachine {
     }
     this.pending.unshift(...again);
   }
+}
+
+/**
+ * The id as bytes. Ids are ASCII in practice (the queue numbers its requests): written directly, as TextEncoder.encode
+ * costs about 0.5 us per call on Node 20 (a new ArrayBuffer each time), once per request here.
+ */
+function addressOf(id: string): Uint8Array {
+  const out = new Uint8Array(id.length);
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c >= 0x80) return utf8.encode(id);
+    out[i] = c;
+  }
+  return out;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

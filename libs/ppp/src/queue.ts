@@ -5,7 +5,7 @@
 import type { Logger } from '@esp/logging';
 import type { RawBus, RawMessage } from '@esp/middleware';
 import { failFrames, parseRequest, replyFrames } from './client-link';
-import { decodeFrames, encodeFrames } from './frames';
+import { decodeFrames, encodeFrameParts } from './frames';
 import { QueueMachine, type QueueAction, type QueueOptions } from './queue-machine';
 import { pppSubjects } from './subjects';
 
@@ -19,7 +19,8 @@ export interface PppQueueOptions extends QueueOptions {
 const utf8d = new TextDecoder();
 
 export class PppQueue {
-  private readonly clients = new Map<string, RawMessage>();
+  /** The reply subject of each request in flight. */
+  private readonly clients = new Map<string, string>();
   private seq = 0;
   private readonly prefix = Math.random().toString(36).slice(2, 8);
   private unsubs: (() => Promise<void>)[] = [];
@@ -65,12 +66,12 @@ export class PppQueue {
       this.opts.log?.warn({ err: (err as Error).message }, 'ppp queue: malformed worker message dropped');
       return;
     }
-    const [id, ...rest] = frames;
-    if (!id || id.length === 0 || rest.length === 0) {
+    const id = frames.shift();
+    if (!id || id.length === 0 || frames.length === 0) {
       this.opts.log?.warn('ppp queue: worker message without identity or body dropped');
       return;
     }
-    this.machine.onWorker(utf8d.decode(id), rest);
+    this.machine.onWorker(utf8d.decode(id), frames);
   }
 
   private fromClient(m: RawMessage): void {
@@ -82,7 +83,8 @@ export class PppQueue {
       return;
     }
     const id = `${this.prefix}-${++this.seq}`;
-    this.clients.set(id, m);
+    // a request without a reply subject gets no answer, as before (respond() was a no-op for it), but is served
+    this.clients.set(id, m.reply ?? '');
     this.machine.onRequest(id, content);
   }
 
@@ -93,14 +95,14 @@ export class PppQueue {
       case 'send': {
         let subject = this.workerSubjects.get(a.worker);
         if (!subject) this.workerSubjects.set(a.worker, (subject = subjects.worker(a.worker)));
-        this.bus.publish(subject, encodeFrames(a.frames));
+        this.bus.publishParts(subject, encodeFrameParts(a.frames));
         break;
       }
       case 'reply':
       case 'fail': {
-        const m = this.clients.get(a.request);
+        const reply = this.clients.get(a.request);
         this.clients.delete(a.request);
-        m?.respond(encodeFrames(a.type === 'reply' ? replyFrames(a.content) : failFrames(a.error)));
+        if (reply) this.bus.publishParts(reply, encodeFrameParts(a.type === 'reply' ? replyFrames(a.content) : failFrames(a.error)));
         if (a.type === 'fail') this.opts.log?.warn({ request: a.request, code: a.error.code }, a.error.message);
         break;
       }

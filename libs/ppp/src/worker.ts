@@ -4,10 +4,14 @@
  */
 import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
-import { decodeFrames, encodeFrames } from './frames';
+import { decodeFrames, encodeFrameParts } from './frames';
 import { pppSubjects } from './subjects';
 import { WorkerMachine, type WorkerAction, type WorkerOptions } from './worker-machine';
 
+/**
+ * Gets the content frames of a request and returns those of the reply. The reply's frames are sent as they are at the
+ * end of the current tick (they are not copied before, as with nats.js's own publish): don't reuse them for anything.
+ */
 export type PppHandler = (content: Uint8Array[]) => Uint8Array[] | Promise<Uint8Array[]>;
 
 export interface PppWorkerOptions extends WorkerOptions {
@@ -68,9 +72,12 @@ export class PppWorker {
   private act(a: WorkerAction): void {
     this.opts.onAction?.(a);
     switch (a.type) {
-      case 'send':
-        this.bus.publish(this.subjects.backend, encodeFrames([this.idFrame, ...a.frames]));
+      case 'send': {
+        const frames = [this.idFrame];
+        for (const f of a.frames) frames.push(f);
+        this.bus.publishParts(this.subjects.backend, encodeFrameParts(frames));
         break;
+      }
       case 'request':
         this.serve(a.envelope, a.content);
         break;
