@@ -31,6 +31,7 @@ import {
   type FscmtQueueEntry,
   type FswcuValue,
 } from '@esp/codecs';
+import { KeepaliveOutbox } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
 import { NullSchedulerStore, type SchedulerStore, type StoredSchedulerState } from './scheduler-store';
@@ -47,6 +48,15 @@ interface Node {
   /** Keep-alive rounds without an answer. */
   missed: number;
   sites: number;
+  /** Entries handed to the node that its keep-alive answers do not vouch for yet: they stay in the store meanwhile. */
+  handed: KeepaliveOutbox<Handed>;
+}
+
+/** An entry handed out to a node scheduler, under its store key. */
+interface Handed {
+  key: number;
+  collection: string;
+  entry: FscmtQueueEntry;
 }
 
 /** A queue entry with its store key (smaller keys are nearer the front). */
@@ -107,6 +117,7 @@ export class MultinodeSchedulerMachine {
   /** ip -> { node id, sites } per crawl IP permission. */
   private readonly ips = new Map<string, { node: string; sites: Set<string> }>();
   private keepaliveTimer: TimerHandle | undefined;
+  private resendDue = false;
   private readonly store: SchedulerStore;
   /** Next store keys for an entry put in front / at the back of a queue. */
   private frontKey = 0;
@@ -155,9 +166,15 @@ export class MultinodeSchedulerMachine {
   start(): void {
     const every = this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS;
     const tick = (): void => {
+      const reconnected = this.resendDue;
+      this.resendDue = false;
       for (const n of this.nodes.values()) {
         if (n.missed > 0) this.opts.log?.warn({ node: n.id, missed: n.missed }, 'no CMD_UM_KEEPALIVE_ACK since the previous keep-alive');
+        // the entries it may not have got: a keep-alive round unanswered, or our own link to NATS was broken (an
+        // outage shorter than a round is answered in time, yet what the old nats-server held for the node is gone)
+        if (n.missed > 0 || reconnected) this.resendHanded(n);
         n.missed++;
+        n.handed.keepaliveSent();
         this.sendTo(n.address, { command: 'CMD_UM_KEEPALIVE' }, 1);
       }
       this.pump(); // also ends route waits that timed out
@@ -168,6 +185,38 @@ export class MultinodeSchedulerMachine {
 
   stop(): void {
     if (this.keepaliveTimer) this.opts.clock.clearTimeout(this.keepaliveTimer);
+  }
+
+  /** Our NATS connection came back: at the next keep-alive tick every node gets again what it has not vouched for. */
+  busReconnected(): void {
+    this.resendDue = true;
+  }
+
+  /** Entries handed out and not yet vouched for by their node, over all nodes (what a NATS outage could have lost). */
+  get unconfirmedHandedOut(): number {
+    let n = 0;
+    for (const node of this.nodes.values()) n += node.handed.size;
+    return n;
+  }
+
+  private resendHanded(n: Node): void {
+    const again = n.handed.resend();
+    if (again.length === 0) return;
+    for (const h of again) this.sendTo(n.address, { command: 'CMD_UM_URI', dspecName: h.collection, entry: h.entry }, 0);
+    this.opts.log?.info({ node: n.id, entries: again.length }, 'sent again the entries the node has not confirmed');
+  }
+
+  private handOut(n: Node, h: Handed): void {
+    this.sendTo(n.address, { command: 'CMD_UM_URI', dspecName: h.collection, entry: h.entry }, 0);
+    const dropped = n.handed.add(h);
+    // the bound of the outbox: the oldest entry counts as delivered (what it was before keep-alive confirmation)
+    if (dropped) this.retire(dropped);
+  }
+
+  /** A node vouched for the entry: it leaves the store (through the transport when it keeps a data directory). */
+  private retire(h: Handed): void {
+    if (this.opts.onHandedOut) this.opts.onHandedOut(h.key, h.collection, h.entry);
+    else this.store.deleteEntry(h.key);
   }
 
   /** Collections known and not being removed, with their configuration. */
@@ -278,6 +327,7 @@ export class MultinodeSchedulerMachine {
         return this.sendTo(from, { command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
       case 'CMD_UM_KEEPALIVE_ACK':
         node.missed = 0;
+        for (const h of node.handed.ackReceived()) this.retire(h);
         return;
       case 'CMD_UM_DNS_REQUEST':
         return this.dnsRequest(from, msg.site);
@@ -375,8 +425,10 @@ export class MultinodeSchedulerMachine {
     for (const n of this.nodes.values()) if (n.id === nodeId && n.address !== from) return this.refuse(from, `node id ${nodeId} is already registered`);
     // its sites: the routes it holds already (restored from the store, or kept from before)
     const sites = [...this.collections.values()].reduce((n, c) => n + [...c.routes.values()].filter((owner) => owner === nodeId).length, 0);
-    if (!node) this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites });
+    if (!node) this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites, handed: new KeepaliveOutbox<Handed>() });
     this.opts.log?.info({ node: nodeId, address: from, again: node !== undefined }, 'node scheduler registered');
+    // registering again means it lost track of us: what it had not vouched for may be lost too
+    if (node) this.resendHanded(node);
     for (const [name, c] of this.collections) {
       if (c.removing) continue;
       this.sendTo(from, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec: c.dspec, epoch: c.epoch }, 1);
@@ -400,6 +452,8 @@ export class MultinodeSchedulerMachine {
     const node = this.nodes.get(address);
     if (!node) return;
     this.nodes.delete(address);
+    // what it never vouched for goes back to the queue, to be routed anew once its routes are gone (below)
+    const unconfirmed = node.handed.takeAll();
     for (const [name, c] of this.collections) {
       c.awaitingRoutes.delete(node.id);
       for (const [site, owner] of c.routes) {
@@ -413,6 +467,7 @@ export class MultinodeSchedulerMachine {
       this.ips.delete(ip);
       this.store.deleteIp(ip);
     }
+    if (unconfirmed.length > 0) this.requeue(unconfirmed);
   }
 
   private active(name: string): Collection | undefined {
@@ -504,9 +559,7 @@ export class MultinodeSchedulerMachine {
           c.queue.unshift(queued);
           continue;
         }
-        this.sendTo(to.address, { command: 'CMD_UM_URI', dspecName: name, entry }, 0);
-        if (this.opts.onHandedOut) this.opts.onHandedOut(queued.key, name, entry);
-        else this.store.deleteEntry(queued.key);
+        this.handOut(to, { key: queued.key, collection: name, entry });
       }
     }
   }

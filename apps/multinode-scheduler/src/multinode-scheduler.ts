@@ -161,10 +161,14 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
   // (epoch + 1), gone ones removed; unchanged ones go on where they were
   atomically(() => reconcile(machine, opts.collections));
   machine.start();
+  const offConnection = bus.onConnectionChange((change) => {
+    if (change === 'reconnect') machine.busReconnected();
+  });
   return {
     address: endpoint.address,
     machine,
     async stop() {
+      offConnection();
       machine.stop();
       await retire();
       await endpoint.stop();

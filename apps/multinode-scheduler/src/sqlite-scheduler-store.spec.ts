@@ -15,7 +15,7 @@ import {
 import { ManualClock } from '@esp/timers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reconcile } from './collections';
-import { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
+import { DEFAULT_KEEPALIVE_MS, MultinodeSchedulerMachine } from './multinode-scheduler-machine';
 import { SqliteSchedulerStore } from './sqlite-scheduler-store';
 
 const A = 'addr-a';
@@ -52,11 +52,19 @@ function run(dir: string, clock: ManualClock, opts: { retireHanded?: boolean } =
     onHandedOut: opts.retireHanded === false ? (key) => handed.push(key) : undefined,
   });
   m.restore(store.load());
+  m.start();
   const send = (from: string, msg: FscmtMultinodeSchedulerMessage, priority: 0 | 1 = 0): void =>
     store.transaction(() => m.handle(from, buildFscmtMultinodeSchedulerMessage(msg), priority));
   const init = (from: string, nodeId: string): void => send(from, { command: 'CMD_UM_INIT', nodeId, xmlrpc: { host: '127.0.0.1', port: 1 } });
   const uris = () => out.filter((o) => o.msg.command === 'CMD_UM_URI').map((o) => [o.to, (o.msg as { entry: FscmtQueueEntry }).entry.uri.uri]);
-  return { m, store, out, lookups, handed, send, init, uris, take: () => out.splice(0) };
+  /** Two keep-alive rounds answered by the node at `from`: it vouches for what was handed to it before them. */
+  const confirm = (from: string): void => {
+    for (let i = 0; i < 2; i++) {
+      clock.advance(DEFAULT_KEEPALIVE_MS);
+      send(from, { command: 'CMD_UM_KEEPALIVE_ACK' });
+    }
+  };
+  return { m, store, out, lookups, handed, send, init, uris, confirm, take: () => out.splice(0).filter((o) => o.msg.command !== 'CMD_UM_KEEPALIVE') };
 }
 
 function dataDir(): string {
@@ -75,7 +83,8 @@ describe('multinode scheduler state across a restart (SQLite store)', () => {
     r1.init(A, 'n1');
     r1.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
     r1.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
-    expect(r1.uris()).toEqual([[A, 'http://127.0.0.1:8001/']]); // handed out: gone from the store
+    expect(r1.uris()).toEqual([[A, 'http://127.0.0.1:8001/']]);
+    r1.confirm(A); // handed out and vouched for by the node's keep-alive answers: gone from the store
     r1.send(A, { command: 'CMD_UM_START_CRAWL_IP', dspecName: 'web', data: { ip: '127.0.0.1', site: '127.0.0.1:8001', storeId: 0 } }, 1);
     // entries for a site whose name has not resolved yet wait in the queue (URG to the front)
     r1.send(A, { command: 'CMD_UM_URI', dspecName: 'web', entry: entry('http://site.test/1') });
@@ -98,6 +107,7 @@ describe('multinode scheduler state across a restart (SQLite store)', () => {
     const handed = r2.out.filter((o) => o.msg.command === 'CMD_UM_URI').map((o) => o.msg as { entry: FscmtQueueEntry });
     expect(handed.map((h) => h.entry.uri.uri)).toEqual(['http://site.test/0', 'http://site.test/1', 'http://site.test/2']);
     expect(handed[1]!.entry).toEqual(entry('http://site.test/1')); // the entry exactly as received
+    r2.confirm(A);
     r2.take();
     // the IP permission held by n1 still holds: another node is refused it
     r2.init(B, 'n2');
@@ -121,6 +131,8 @@ describe('multinode scheduler state across a restart (SQLite store)', () => {
     r1.init(A, 'n1');
     r1.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
     r1.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
+    expect(r1.handed.length).toBe(0); // not before the node vouched for them
+    r1.confirm(A);
     expect(r1.handed.length).toBe(2);
     r1.store.transaction(() => r1.store.deleteEntry(r1.handed[0]!)); // the first one was flushed and retired
 
@@ -138,6 +150,7 @@ describe('multinode scheduler state across a restart (SQLite store)', () => {
     r1.init(A, 'n1');
     r1.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
     r1.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
+    r1.confirm(A);
     r1.take();
     const items = r1.store.load().entries;
     expect(items.map((e) => e.key)).toEqual(r1.handed);
@@ -146,6 +159,7 @@ describe('multinode scheduler state across a restart (SQLite store)', () => {
       [A, 'http://127.0.0.1:8001/a'],
       [A, 'http://127.0.0.1:8001/b'],
     ]);
+    r1.confirm(A);
     expect(r1.handed).toEqual([...items.map((e) => e.key), ...items.map((e) => e.key)]);
   });
 
@@ -159,5 +173,67 @@ describe('multinode scheduler state across a restart (SQLite store)', () => {
     reconcile(r1.m, []);
     r1.send(A, { command: 'CMD_UM_DELETE_OK', dspecName: 'web' });
     expect(r1.store.load()).toMatchObject({ collections: [], entries: [], routes: [] });
+  });
+});
+
+describe('entries handed out stay until the node vouches for them (a nats-server restart drops what it held)', () => {
+  const setup = () => {
+    const dir = dataDir();
+    const clock = new ManualClock(1_000_000);
+    const r = run(dir, clock);
+    reconcile(r.m, [{ name: 'web', dspec, startUris: ['http://127.0.0.1:8001/a', 'http://127.0.0.1:8001/b'] }]);
+    r.init(A, 'n1');
+    r.send(A, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    r.m.dnsResolved('127.0.0.1', addr('127.0.0.1'), 3600);
+    expect(r.uris()).toEqual([
+      [A, 'http://127.0.0.1:8001/a'],
+      [A, 'http://127.0.0.1:8001/b'],
+    ]);
+    r.take();
+    return { r, clock, dir };
+  };
+
+  it('a keep-alive round without an answer: the next tick sends them again; once vouched for they leave the store', () => {
+    const { r, clock, dir } = setup();
+    clock.advance(DEFAULT_KEEPALIVE_MS); // k1, not answered (the outage)
+    expect(r.uris()).toEqual([]);
+    clock.advance(DEFAULT_KEEPALIVE_MS); // k2: k1 was missed, so the entries go again
+    expect(r.uris()).toEqual([
+      [A, 'http://127.0.0.1:8001/a'],
+      [A, 'http://127.0.0.1:8001/b'],
+    ]);
+    expect(r.m.unconfirmedHandedOut).toBe(2);
+    r.take();
+    r.send(A, { command: 'CMD_UM_KEEPALIVE_ACK' }); // answers k2, sent in the same turn as the entries: vouches for none
+    expect(r.m.unconfirmedHandedOut).toBe(2);
+    clock.advance(DEFAULT_KEEPALIVE_MS); // k3
+    r.send(A, { command: 'CMD_UM_KEEPALIVE_ACK' });
+    expect(r.m.unconfirmedHandedOut).toBe(0);
+    expect(r.uris()).toEqual([]);
+    expect(new SqliteSchedulerStore(dir).load().entries).toEqual([]);
+  });
+
+  it('our own NATS reconnect: the next tick sends them again even though every keep-alive was answered', () => {
+    const { r, clock } = setup();
+    clock.advance(DEFAULT_KEEPALIVE_MS);
+    r.send(A, { command: 'CMD_UM_KEEPALIVE_ACK' }); // answered in time, yet the old server may have dropped the entries
+    r.m.busReconnected();
+    clock.advance(DEFAULT_KEEPALIVE_MS);
+    expect(r.uris()).toEqual([
+      [A, 'http://127.0.0.1:8001/a'],
+      [A, 'http://127.0.0.1:8001/b'],
+    ]);
+  });
+
+  it('a node that leaves: what it never vouched for is routed anew to another node', () => {
+    const { r } = setup();
+    r.init(B, 'n2');
+    r.send(B, { command: 'CMD_UM_LAST_ROUTE', dspecName: 'web' });
+    r.take();
+    r.m.dropNode(A);
+    expect(r.uris()).toEqual([
+      [B, 'http://127.0.0.1:8001/a'],
+      [B, 'http://127.0.0.1:8001/b'],
+    ]);
   });
 });

@@ -28,10 +28,10 @@ import {
   type FscmtQueueEntry,
   type FscmtRedirect,
 } from '@esp/codecs';
+import { KeepaliveOutbox } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
 import { crawlSettings, uriAllowed, type CrawlSettings } from './crawl-settings';
-import { MnsOutbox } from './mns-outbox';
 
 export const BLOCK_MS = 30 * 60_000;
 export const QUARANTINE_TICK_MS = 5_000;
@@ -125,7 +125,7 @@ export class NodeSchedulerMachine {
   /** The bus reconnected since the last keep-alive tick: what was in the dead server's buffers is gone. */
   private resendDue = false;
   /** Links forwarded to the multinode scheduler that it has not vouched for (sent again on registering anew). */
-  private readonly outbox = new MnsOutbox<{ collection: string; entry: FscmtQueueEntry }>();
+  private readonly outbox = new KeepaliveOutbox<{ collection: string; entry: FscmtQueueEntry }>();
 
   constructor(private readonly opts: NodeSchedulerMachineOptions) {}
 

@@ -15,3 +15,4 @@ export {
   DuplicateServerTimeout,
   type DuplicateServerClientOptions,
 } from './duplicate-server-client';
+export { KeepaliveOutbox, DEFAULT_MAX_OUTBOX } from './keepalive-outbox';
