@@ -51,7 +51,7 @@ export default tseslint.config(
   },
   {
     // the shared vitest preset lives at the workspace root, outside any project
-    files: ['**/vitest.config.ts', '**/vitest.stress.config.ts'],
+    files: ['**/vitest.config.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {
