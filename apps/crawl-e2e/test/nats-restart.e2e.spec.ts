@@ -62,6 +62,7 @@ describe('the nats-server restarted mid-crawl', () => {
     expect(sites.totalHits).toBe(expected);
     const resentAdds = cluster.nodes.flatMap((n) => n.logs.filter((l) => l['msg'] === 'no answer from the duplicate server: PPDUP_ADD sent again')).length;
     const resentToMns = cluster.nodes.flatMap((n) => n.logs.filter((l) => l['msg'] === 'sent again what the multinode scheduler may have missed')).length;
-    console.info(`nats restart: fetched at restart=${atRestart}, adds sent again=${resentAdds}, resend rounds to the scheduler=${resentToMns}`);
+    const entriesAgain = cluster.mns.logs.filter((l) => l['msg'] === 'sent again the entries the node has not confirmed').reduce((n, l) => n + Number(l['entries']), 0);
+    console.info(`nats restart: fetched at restart=${atRestart}, adds sent again=${resentAdds}, resend rounds to the scheduler=${resentToMns}, entries the scheduler sent again=${entriesAgain}`);
   }, 120_000);
 });
