@@ -41,8 +41,10 @@ export class DuplicateServerTimeout extends Error {
 interface Waiter {
   resolve: (v: { ownUri: string }) => void;
   reject: (e: Error) => void;
-  key: string;
+  collection: string;
   uri: string;
+  /** The next operation on the same URI, answered after this one (the server answers them in order). */
+  next: Waiter | undefined;
   /** performance.now() after which the operation times out. */
   deadline: number;
   done: boolean;
@@ -62,7 +64,11 @@ export interface DuplicateServerClientOptions {
 }
 
 export class DuplicateServerClient {
-  private readonly waiters = new Map<string, Waiter[]>();
+  /**
+   * collection -> URI -> the oldest unanswered operation on it (the others follow through `next`). Two levels rather
+   * than one key made of both: building and hashing that string for every add and every answer showed in profiles.
+   */
+  private readonly waiters = new Map<string, Map<string, Waiter>>();
   /**
    * Every operation in the order sent. All share one timeout, so deadlines grow along this list and one timer at
    * the head serves them all: a timer per operation (set, then cleared at the answer) cost more CPU than the rest
@@ -90,7 +96,7 @@ export class DuplicateServerClient {
 
   get inFlight(): number {
     let n = 0;
-    for (const w of this.waiters.values()) n += w.length;
+    for (const byUri of this.waiters.values()) for (const head of byUri.values()) for (let w: Waiter | undefined = head; w; w = w.next) n++;
     return n;
   }
 
@@ -170,9 +176,13 @@ export class DuplicateServerClient {
   async stop(): Promise<void> {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
     this.sweepTimer = undefined;
-    for (const list of this.waiters.values()) for (const w of list) {
-      w.done = true;
-      w.reject(new DuplicateServerTimeout('client stopped'));
+    for (const byUri of this.waiters.values()) {
+      for (const head of byUri.values()) {
+        for (let w: Waiter | undefined = head; w; w = w.next) {
+          w.done = true;
+          w.reject(new DuplicateServerTimeout('client stopped'));
+        }
+      }
     }
     this.waiters.clear();
     this.timeline = [];
@@ -185,13 +195,17 @@ export class DuplicateServerClient {
   }
 
   private operation(collection: string, uri: string, msg: FscmtDuplicateServerMessage, priority: FscmtPriority): Promise<{ ownUri: string }> {
-    const key = `${collection}\u0000${uri}`;
     const timeoutMs = this.opts.timeoutMs ?? 10_000;
     return new Promise((resolve, reject) => {
-      const w: Waiter = { resolve, reject, key, uri, deadline: performance.now() + timeoutMs, done: false };
-      const list = this.waiters.get(key);
-      if (list) list.push(w);
-      else this.waiters.set(key, [w]);
+      const w: Waiter = { resolve, reject, collection, uri, next: undefined, deadline: performance.now() + timeoutMs, done: false };
+      let byUri = this.waiters.get(collection);
+      if (!byUri) this.waiters.set(collection, (byUri = new Map()));
+      let tail = byUri.get(uri);
+      if (!tail) byUri.set(uri, w);
+      else {
+        while (tail.next) tail = tail.next;
+        tail.next = w;
+      }
       this.timeline.push(w);
       this.sweepTimer ??= setTimeout(() => this.sweep(), timeoutMs);
       this.send(msg, priority);
@@ -199,11 +213,12 @@ export class DuplicateServerClient {
   }
 
   private settle(collection: string, uri: string, fn: (w: Waiter) => void): void {
-    const key = `${collection}\u0000${uri}`;
-    const list = this.waiters.get(key);
-    const w = list?.shift();
-    if (list?.length === 0) this.waiters.delete(key);
-    if (!w) return;
+    const byUri = this.waiters.get(collection);
+    const w = byUri?.get(uri);
+    if (!byUri || !w) return;
+    if (w.next) byUri.set(uri, w.next);
+    else byUri.delete(uri);
+    w.next = undefined;
     w.done = true;
     this.dropSettledHead();
     fn(w);
@@ -236,15 +251,28 @@ export class DuplicateServerClient {
       this.timelineHead++;
       if (w.done) continue;
       w.done = true;
-      const list = this.waiters.get(w.key);
-      const i = list?.indexOf(w) ?? -1;
-      if (list && i >= 0) list.splice(i, 1);
-      if (list?.length === 0) this.waiters.delete(w.key);
+      this.unlink(w);
       w.reject(new DuplicateServerTimeout(`no answer from the duplicate server for ${w.uri}`));
     }
     this.dropSettledHead();
     const head = this.timeline[this.timelineHead];
     if (head) this.sweepTimer = setTimeout(() => this.sweep(), Math.max(1, head.deadline - now));
+  }
+
+  /** Takes a timed-out operation out of its URI's chain. */
+  private unlink(w: Waiter): void {
+    const byUri = this.waiters.get(w.collection);
+    const head = byUri?.get(w.uri);
+    if (!byUri || !head) return;
+    if (head === w) {
+      if (w.next) byUri.set(w.uri, w.next);
+      else byUri.delete(w.uri);
+    } else {
+      let p = head;
+      while (p.next && p.next !== w) p = p.next;
+      if (p.next === w) p.next = w.next;
+    }
+    w.next = undefined;
   }
 
   private send(msg: FscmtDuplicateServerMessage, priority: FscmtPriority): void {

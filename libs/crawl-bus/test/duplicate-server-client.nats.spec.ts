@@ -65,4 +65,26 @@ describe('DuplicateServerClient on a real nats-server', () => {
     await client.stop();
     await pending;
   });
+
+  it('operations on the same URI settle in the order sent, and the same URI in two collections is kept apart', async () => {
+    // a server that answers every add, naming the order it saw them in as the owner
+    let seen = 0;
+    const server: CrawlEndpoint = await CrawlEndpoint.start(mw.bus, {
+      self: { cluster: 'tc', role: 'dup', id: 'd3' },
+      onBatch: (batch) => {
+        for (const m of batch) {
+          const msg = readFscmtDuplicateServerMessage(m.dict);
+          if (msg.command !== 'PPDUP_ADD' || m.from === undefined) continue;
+          server.send(m.from, buildFscmtNodeSchedulerMessage({ command: 'PPDUP_ADD_OK', dspecName: msg.dspecName, id: msg.id, uri: msg.uri, ownUri: `http://a/${msg.dspecName}-${++seen}` }));
+        }
+      },
+    });
+    const client = await DuplicateServerClient.start(mw.bus, { self: { cluster: 'tc', role: 'ns', id: 'n3' }, server: server.address, node: 'n3', timeoutMs: 5_000 });
+    const csum = new Uint8Array(16);
+    const answers = await Promise.all([client.add('c', 'http://a/same', csum), client.add('d', 'http://a/same', csum), client.add('c', 'http://a/same', csum)]);
+    expect(answers.map((a) => a.ownUri)).toEqual(['http://a/c-1', 'http://a/d-2', 'http://a/c-3']);
+    expect(client.inFlight).toBe(0);
+    await client.stop();
+    await server.stop();
+  });
 });
