@@ -1,7 +1,7 @@
 import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
 import { sleep, waitFor } from '@esp/testing';
 import { describe, expect, it } from 'vitest';
-import { crawlFixture } from './crawl-fixture';
+import { crawlFixture, expectSearchable } from './crawl-fixture';
 
 const crawl = crawlFixture({ hosts: 4, pagesPerHost: 60 }, { nodes: 2, delaySeconds: 0.01, feed: true });
 
@@ -35,18 +35,7 @@ describe('a two-node crawl of generated local sites, fed into the indexer', () =
     expect(fetchedBy.reduce((a, b) => a + b, 0)).toBe(sites.expectedFetches.size);
 
     // searchable: exactly one document per content (the owner of each duplicate group), found by its token
-    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
-    const distinctContents = sites.contentPages.size - sites.duplicateGroups.reduce((n, g) => n + g.length - 1, 0);
-    await waitFor(async () => (await search.count('web')) === distinctContents, { timeoutMs: 30_000, what: `${distinctContents} documents in the index` });
-    for (const group of sites.duplicateGroups) {
-      const present = await Promise.all(group.map((u) => search.get('web', u)));
-      expect(present.filter((d) => d !== null).length, group.join(' ')).toBe(1);
-    }
-    const sample = [...sites.contentPages].filter((_, i) => i % 25 === 0);
-    for (const url of sample) {
-      const r = await search.search('web', sites.tokenOf.get(url)!, 5, 0);
-      expect(r.hits.length).toBe(1);
-    }
+    await expectSearchable(client, sites);
   }, 150_000);
 
   it('removing the collection (SIGHUP reload): CMD_UM_DELETE_OK ends it at the scheduler, the duplicate server drops it, its pages leave the index', async () => {

@@ -3,10 +3,9 @@
  * (operations waiting with no word from it), move to its replica, and the crawl finishes with one owner per
  * duplicate group. All parts are separate processes on a real nats-server.
  */
-import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
 import { sleep, waitFor } from '@esp/testing';
 import { describe, expect, it } from 'vitest';
-import { crawlFixture } from './crawl-fixture';
+import { crawlFixture, expectSearchable } from './crawl-fixture';
 
 const crawl = crawlFixture({ hosts: 4, pagesPerHost: 60 }, { nodes: 2, delaySeconds: 0.03, feed: true, dupReplicaDeadMs: 2000 });
 
@@ -34,16 +33,6 @@ describe('the duplicate server primary killed (SIGKILL) mid-crawl, node schedule
     expect(movedLines.length).toBeGreaterThan(0);
     console.info(`dup takeover: fetched at kill=${atKill}, nodes moved=${movedLines.length}, operations sent again=${movedLines.reduce((n, l) => n + (l['inFlight'] as number), 0)}`);
 
-    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
-    const distinctContents = sites.contentPages.size - sites.duplicateGroups.reduce((n, g) => n + g.length - 1, 0);
-    await waitFor(async () => (await search.count('web')) === distinctContents, { timeoutMs: 30_000, what: `${distinctContents} documents in the index` });
-    for (const group of sites.duplicateGroups) {
-      const present = await Promise.all(group.map((u) => search.get('web', u)));
-      expect(present.filter((d) => d !== null).length, group.join(' ')).toBe(1);
-    }
-    for (const url of [...sites.contentPages].filter((_, i) => i % 25 === 0)) {
-      const r = await search.search('web', sites.tokenOf.get(url)!, 5, 0);
-      expect(r.hits.length).toBe(1);
-    }
+    await expectSearchable(client, sites);
   }, 180_000);
 });

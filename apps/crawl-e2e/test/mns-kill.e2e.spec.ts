@@ -3,10 +3,9 @@
  * restarted on its data directory it takes back its collections, queued entries, routes and IP permissions, the node
  * schedulers register again and send what it may have missed, and the crawl finishes as if nothing had happened.
  */
-import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
 import { sleep, waitFor } from '@esp/testing';
 import { describe, expect, it } from 'vitest';
-import { crawlFixture } from './crawl-fixture';
+import { crawlFixture, expectSearchable } from './crawl-fixture';
 
 const crawl = crawlFixture({ hosts: 4, pagesPerHost: 60 }, { nodes: 2, delaySeconds: 0.03, feed: true, mnsData: true, keepaliveMs: 400 });
 
@@ -45,16 +44,6 @@ describe('the multinode scheduler killed (SIGKILL) mid-crawl and restarted on it
     // no site was given to a second node after the restart (routes came back from the store)
     expect(cluster.mns.logs.filter((l) => l['msg'] === 'conflicting route ignored')).toEqual([]);
 
-    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
-    const distinctContents = sites.contentPages.size - sites.duplicateGroups.reduce((n, g) => n + g.length - 1, 0);
-    await waitFor(async () => (await search.count('web')) === distinctContents, { timeoutMs: 30_000, what: `${distinctContents} documents in the index` });
-    for (const group of sites.duplicateGroups) {
-      const present = await Promise.all(group.map((u) => search.get('web', u)));
-      expect(present.filter((d) => d !== null).length, group.join(' ')).toBe(1);
-    }
-    for (const url of [...sites.contentPages].filter((_, i) => i % 25 === 0)) {
-      const r = await search.search('web', sites.tokenOf.get(url)!, 5, 0);
-      expect(r.hits.length).toBe(1);
-    }
+    await expectSearchable(client, sites);
   }, 180_000);
 });
