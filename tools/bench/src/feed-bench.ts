@@ -4,7 +4,7 @@
  * same documents as plain NATS requests to a subscriber that does the same store writes (the indexer's SQLite store,
  * one transaction per batch, answered once committed).
  *
- *   npm run bench:feed [-- --docs 20000 --rounds 3 --timings]
+ *   npm run bench:feed [-- --docs 20000 --rounds 3 --warmup 40000 --timings]
  *
  * It also prints the messages and bytes published into nats-server per batch (its /varz counters), and the CPU time
  * each process spent per batch of 100 in the feed and in the baseline (from /proc:
@@ -30,17 +30,19 @@ import { ChildService, NatsServer } from '@esp/testing';
 import { cpuDelta, cpuOf } from './proc-cpu';
 import { fmt, median } from './stats';
 
-const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' }, inflight: { type: 'string', default: '8' }, timings: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { docs: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' }, warmup: { type: 'string', default: '40000' }, inflight: { type: 'string', default: '8' }, timings: { type: 'boolean', default: false } } });
 const DOCS = Number(values.docs);
 const ROUNDS = Number(values.rounds);
+/** Documents of the warm-up round (both sides, not counted); 0: none. */
+const WARMUP = Number(values.warmup);
 const INFLIGHT = Number(values.inflight);
 const BATCH = 100;
 const WORDS = 'the quick brown fox jumps over the lazy dog while seven wizards quietly hex jolly zebras and boxing kangaroos'.split(' ');
 
-function makeDoc(round: number, i: number): FeedDocument {
+function makeDoc(round: string, i: number): FeedDocument {
   let body = '';
   for (let k = 0; body.length < 1000; k++) body += WORDS[(i + k * 7) % WORDS.length] + ' ';
-  return { id: `r${round}-doc-${i}`, attributes: { title: `Document ${i} of round ${round}`, body, content_type: 'text/plain' } };
+  return { id: `${round}-doc-${i}`, attributes: { title: `Document ${i} of round ${round}`, body, content_type: 'text/plain' } };
 }
 
 const log = createLogger('bench-feed', {}, { level: 'warn' });
@@ -95,9 +97,10 @@ async function main(): Promise<void> {
 
     const feedRates: number[] = [];
     const baseRates: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    /** One round: the baseline, then the feed, on the same documents (ids of their own per round). */
+    const runRound = async (label: string, ids: string, count: number, counted: boolean): Promise<void> => {
       // baseline: the same documents, plain requests, up to INFLIGHT batches at once
-      const docs = Array.from({ length: DOCS }, (_, i) => makeDoc(round, i));
+      const docs = Array.from({ length: count }, (_, i) => makeDoc(ids, i));
       let next = 0;
       const v0 = await varz();
       const c0 = cpuOf(pids);
@@ -107,15 +110,15 @@ async function main(): Promise<void> {
           for (;;) {
             const start = next;
             next += BATCH;
-            if (start >= DOCS) return;
+            if (start >= count) return;
             const reply = unpackValue(await mw.bus.request(subject, packValue(docs.slice(start, start + BATCH)), 30_000));
             if (reply !== true) throw new Error(`baseline write failed: ${String(reply)}`);
           }
         }),
       );
-      baseRates.push(DOCS / ((performance.now() - t0) / 1000));
-      baseCpu.push(cpuDelta(c0, cpuOf(pids)));
-      addBus(baseBus, v0, await varz());
+      const baseRate = count / ((performance.now() - t0) / 1000);
+      const baseUsed = cpuDelta(c0, cpuOf(pids));
+      const v0b = await varz();
 
       // the feeding chain: from the first document fed until the last is completed
       const client = await FeedingClient.open({ mw, collection: 'bench', log, batchSize: BATCH });
@@ -125,15 +128,25 @@ async function main(): Promise<void> {
       for (const d of docs) await client.feed(d);
       const { stats, unfinished } = await client.drain(600_000);
       const secs = (performance.now() - t1) / 1000;
-      feedCpu.push(cpuDelta(c1, cpuOf(pids)));
-      addBus(feedBus, v1, await varz());
-      if (unfinished.length || stats.completed !== DOCS) throw new Error(`feed did not complete: ${JSON.stringify(stats)}`);
-      const feedRate = DOCS / secs;
-      const baseRate = baseRates[baseRates.length - 1] ?? NaN;
-      feedRates.push(feedRate);
+      const feedUsed = cpuDelta(c1, cpuOf(pids));
+      const v1b = await varz();
+      if (unfinished.length || stats.completed !== count) throw new Error(`feed did not complete: ${JSON.stringify(stats)}`);
+      const feedRate = count / secs;
       await client.close();
-      console.log(`round ${round + 1}: baseline ${fmt(baseRate, 0)} docs/s, feed ${fmt(feedRate, 0)} docs/s, ratio ${fmt(feedRate / baseRate)} (${stats.batches} batches, ${stats.busyRetries} busy retries)`);
-    }
+      if (counted) {
+        baseRates.push(baseRate);
+        baseCpu.push(baseUsed);
+        addBus(baseBus, v0, v0b);
+        feedRates.push(feedRate);
+        feedCpu.push(feedUsed);
+        addBus(feedBus, v1, v1b);
+      }
+      console.log(`${label}: baseline ${fmt(baseRate, 0)} docs/s, feed ${fmt(feedRate, 0)} docs/s, ratio ${fmt(feedRate / baseRate)} (${stats.batches} batches, ${stats.busyRetries} busy retries)${counted ? '' : ' [warm-up, not counted]'}`);
+    };
+    // every process of both sides runs a warm-up round first: what is measured is services that have been running,
+    // not V8 compiling them (in a cold round each process spends up to a second of CPU in its optimizing compiler)
+    if (WARMUP > 0) await runRound('warm-up', 'w', WARMUP, false);
+    for (let round = 0; round < ROUNDS; round++) await runRound(`round ${round + 1}`, `r${round}`, DOCS, true);
     const feed = median(feedRates);
     const base = median(baseRates);
     const ratio = median(feedRates.map((f, i) => f / (baseRates[i] ?? NaN)));
