@@ -740,7 +740,11 @@ export class ContentDistributor {
           stored = encodeBatch(batch);
           session.inFlight.set(stored.first, stored);
           try {
-            await this.saveSession(session);
+            // the batch as a child of the session's artifact; the session's own artifact only when its timer is not
+            // armed yet (the first batch in flight): it must be, should this distributor die with no client calling
+            const writes = [this.store.putBatch(session.id, stored)];
+            if (!this.store.armed(session.id)) writes.push(this.saveSession(session));
+            await Promise.all(writes);
           } catch (err) {
             this.pool.release(p);
             throw err;
@@ -752,9 +756,10 @@ export class ContentDistributor {
       }
     } catch (err) {
       if (stored && session.inFlight.get(stored.first) === stored) {
-        // refused: nothing of it was accepted. Should this distributor die before the artifact says so, the new home
+        // refused: nothing of it was accepted. Should this distributor die before its artifact is removed, the new home
         // sends the batch once more, which the indexer's arbitration makes harmless
         session.inFlight.delete(stored.first);
+        this.store?.retire(session.id, [stored]);
         this.saveSessionLater(session);
       }
       throw err;
@@ -954,14 +959,16 @@ export class ContentDistributor {
   /** Batches within [first, last] are with the indexer now (processed) or reported lost: out of the artifact. */
   private forgetInFlight(s: FeedingSession, first: number, last: number): void {
     if (!this.store || !s.inFlight.size) return;
-    let changed = false;
+    const gone: InFlightBatch[] = [];
     for (const [k, b] of s.inFlight) {
       if (b.first >= first && b.last <= last) {
         s.inFlight.delete(k);
-        changed = true;
+        gone.push(b);
       }
     }
-    if (changed) this.saveSessionLater(s);
+    if (!gone.length) return;
+    this.store.retire(s.id, gone);
+    this.saveSessionLater(s);
   }
 
   /**

@@ -1,13 +1,17 @@
 import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation } from '@esp/codecs';
-import { encodeCheetah } from '@esp/codecs';
+import { decodeCheetah, encodeCheetah, encodedEntityOf, keepEncodedForms } from '@esp/codecs';
 import { describe, expect, it } from 'vitest';
 import {
+  batchArtifactId,
   batchesToRedispatch,
+  batchOfArtifact,
   decodeBatch,
   decodeSessionArtifact,
   encodeBatch,
   encodeSessionArtifact,
+  encodeSessionArtifactV1,
   SessionArtifactError,
+  withBatches,
   type SessionArtifact,
 } from './session-artifact';
 
@@ -20,17 +24,12 @@ const batch = (first: number, n: number): OperationSet =>
 const callback = { name: '', object_id: 'feed-callback-1', host: 'h', port: 0, interface_type: 'processing::operation_callback', interface_version: '5.1' };
 
 describe('session artifact codec', () => {
-  it('round trip - id, collection, callback, op ids and the in-flight batches come back as they were', () => {
-    const s: SessionArtifact = { id: 42, collection: 'news', callback, guarantees: [], lastAcceptedOpId: 300, completedOpId: 100, inFlight: [encodeBatch(batch(101, 100)), encodeBatch(batch(201, 100))] };
-    const back = decodeSessionArtifact(encodeSessionArtifact(s));
-    expect(back).toMatchObject({ id: 42, collection: 'news', callback, guarantees: [], lastAcceptedOpId: 300, completedOpId: 100 });
-    expect(back.inFlight.map((b) => [b.first, b.last])).toEqual([
-      [101, 200],
-      [201, 300],
-    ]);
-    const ops = decodeBatch(back.inFlight[1]!).operations;
-    expect(ops.map((o) => o.id)).toEqual(Array.from({ length: 100 }, (_, i) => 201 + i));
-    expect(ops[0]).toBeInstanceOf(UpdateOperation);
+  it('round trip - the session\'s own artifact: id, collection, callback and op ids, without the batches in flight', () => {
+    const s: SessionArtifact = { id: 42, collection: 'news', callback, guarantees: [], lastAcceptedOpId: 300, completedOpId: 100, inFlight: [encodeBatch(batch(101, 100))] };
+    const body = encodeSessionArtifact(s);
+    expect(decodeSessionArtifact(body)).toEqual({ ...s, inFlight: [] });
+    // a few hundred bytes whatever is in flight: the batches are its children, written once each
+    expect(body.length).toBeLessThan(300);
   });
 
   it('round trip - a session without callback and without batches in flight', () => {
@@ -38,20 +37,55 @@ describe('session artifact codec', () => {
     expect(decodeSessionArtifact(encodeSessionArtifact(s))).toEqual(s);
   });
 
-  it('a batch is encoded once: its bytes are carried as they are into every version of the artifact', () => {
-    const b = encodeBatch(batch(1, 10));
-    const small = encodeSessionArtifact({ id: 1, collection: 'c', callback, guarantees: [], lastAcceptedOpId: 10, completedOpId: 0, inFlight: [] });
-    const withBatch = encodeSessionArtifact({ id: 1, collection: 'c', callback, guarantees: [], lastAcceptedOpId: 10, completedOpId: 0, inFlight: [b] });
-    expect(withBatch.length - small.length).toBeLessThan(b.bytes.length + 16);
-    expect(decodeSessionArtifact(withBatch).inFlight[0]?.bytes).toEqual(b.bytes);
+  it('a batch in flight is a child artifact: its id names the session and the ids, its body is the batch', () => {
+    const b = encodeBatch(batch(101, 100));
+    const id = batchArtifactId(42, b);
+    expect(id).toBe('feeding-session-42/batch-101-200');
+    expect(batchOfArtifact(42, id, b.bytes)).toEqual(b);
+    expect(batchOfArtifact(43, id, b.bytes)).toBeUndefined();
+    expect(batchOfArtifact(42, 'feeding-session-42', b.bytes)).toBeUndefined();
+    const ops = decodeBatch(b).operations;
+    expect(ops.map((o) => o.id)).toEqual(Array.from({ length: 100 }, (_, i) => 101 + i));
+    expect(ops[0]).toBeInstanceOf(UpdateOperation);
+  });
+
+  it('withBatches - the session with its children; accepted covers every batch in flight (the session is saved lazily)', () => {
+    const own: SessionArtifact = { id: 1, collection: 'c', callback, guarantees: [], lastAcceptedOpId: 100, completedOpId: 50, inFlight: [] };
+    const kids = [encodeBatch(batch(201, 100)), encodeBatch(batch(101, 100))];
+    const s = withBatches(own, kids);
+    expect(s.inFlight.map((b) => b.first)).toEqual([101, 201]);
+    expect(s.lastAcceptedOpId).toBe(300);
+    expect(withBatches(own, []).lastAcceptedOpId).toBe(100);
+  });
+
+  it('format 1 (batches inside the session\'s body) is still read, merged with any children', () => {
+    const b1 = encodeBatch(batch(101, 100));
+    const v1: SessionArtifact = { id: 9, collection: 'c', callback, guarantees: [], lastAcceptedOpId: 200, completedOpId: 0, inFlight: [b1] };
+    const back = decodeSessionArtifact(encodeSessionArtifactV1(v1));
+    expect(back).toMatchObject({ id: 9, collection: 'c', lastAcceptedOpId: 200 });
+    expect(back.inFlight.map((b) => [b.first, b.last])).toEqual([[101, 200]]);
+    expect(decodeBatch(back.inFlight[0]!).operations).toHaveLength(100);
+    expect(withBatches(back, [b1, encodeBatch(batch(201, 10))]).inFlight.map((b) => b.first)).toEqual([101, 201]);
+  });
+
+  it('encodeBatch keeps the bytes a batch was decoded from where the process keeps encoded forms (no encoding, no copy)', () => {
+    keepEncodedForms(OperationSet);
+    const sent = encodeCheetah(batch(1, 10));
+    const received = decodeCheetah(encodeCheetah(['process', batch(1, 10)])) as [string, OperationSet];
+    const b = encodeBatch(received[1]);
+    expect(b.bytes).toBe(encodedEntityOf(received[1]));
+    expect(Buffer.from(b.bytes).equals(Buffer.from(sent))).toBe(true);
+    expect([b.first, b.last]).toEqual([1, 10]);
   });
 
   it('decode - garbage, another format version and malformed fields raise SessionArtifactError', () => {
     expect(() => decodeSessionArtifact(new Uint8Array([0xc1]))).toThrow(SessionArtifactError);
+    expect(() => decodeSessionArtifact(encodeCheetah([3, 1, 'c', null, [], 0, 0]))).toThrow(/unknown format/);
     expect(() => decodeSessionArtifact(encodeCheetah([2, 1, 'c', null, [], 0, 0, []]))).toThrow(/unknown format/);
+    expect(() => decodeSessionArtifact(encodeCheetah([2, 'one', 'c', null, [], 0, 0]))).toThrow(/malformed header/);
     expect(() => decodeSessionArtifact(encodeCheetah([1, 'one', 'c', null, [], 0, 0, []]))).toThrow(/malformed header/);
     expect(() => decodeSessionArtifact(encodeCheetah([1, 1, 'c', null, [], 0, 0, [[1, 2, 'not bytes']]]))).toThrow(/malformed in-flight batch/);
-    expect(() => decodeSessionArtifact(encodeCheetah([1, 1, 'c', { object_id: 3 }, [], 0, 0, []]))).toThrow(/callback/);
+    expect(() => decodeSessionArtifact(encodeCheetah([2, 1, 'c', { object_id: 3 }, [], 0, 0]))).toThrow(/callback/);
     expect(() => decodeBatch({ first: 1, last: 1, bytes: encodeCheetah({ not: 'a batch' }) })).toThrow(/not an operation_set/);
   });
 });

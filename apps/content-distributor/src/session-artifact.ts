@@ -1,14 +1,22 @@
-import { CodecError, decodeCheetah, encodeCheetah, OperationSet } from '@esp/codecs';
+import { CodecError, decodeCheetah, encodedEntityOf, encodeCheetah, OperationSet } from '@esp/codecs';
 import type { Aor } from '@esp/interfaces';
 
 /**
- * A feeding session as an SSR artifact (issue #8): what a distributor needs to carry a session on after the
- * distributor that held it died, without the client sending again anything it was told was accepted.
+ * A feeding session as SSR artifacts (issue #8): what a distributor needs to carry a session on after the distributor
+ * that held it died, without the client sending again anything it was told was accepted.
  *
- * The batches in flight are kept from the moment the distributor accepts them until the item processor reports them
- * `processed` (it has handed them to the indexer, whose journal owns them from then on). Each batch is encoded once
- * (`bytes`) and the same bytes go into every later version of the artifact, so a session with several batches in
- * flight is not re-encoded batch by batch on every change.
+ * A tree (SSR 2.4.2.4): the session itself (`feeding-session-<id>`: collection, callback, operation ids; a few hundred
+ * bytes) and one child per batch in flight (`feeding-session-<id>/batch-<first>-<last>`, its body the batch as the
+ * client sent it), kept from the moment the distributor accepts the batch until the item processor reports it
+ * `processed` (it has handed it to the indexer, whose journal owns it from then on). A batch is written once, when it
+ * is accepted, and removed once; the session's own artifact changes without carrying the batches. (Format 1 kept the
+ * batches inside the session's artifact, so every change copied every batch in flight again: 100-300 KB per change,
+ * twice per batch, and a major garbage collection of the distributor every 15-20 batches from those buffers. Format 1
+ * artifacts are still read.)
+ *
+ * Reading back: the session, then its children (SsrNode.children, which waits for the tree activation of a parent
+ * just reactivated); a child not yet removed when the distributor died is a batch sent once more, which the indexer's
+ * arbitration of operation ids makes harmless.
  */
 export interface InFlightBatch {
   first: number;
@@ -31,8 +39,10 @@ export interface SessionArtifact {
   inFlight: InFlightBatch[];
 }
 
-/** Format version of the body; a reader refuses another one rather than guess. */
-const FORMAT = 1;
+/** Format version of the session's body (2: batches as children); a reader refuses an unknown one rather than guess. */
+const FORMAT = 2;
+/** Format 1: the batches in flight inside the session's body. Read, no longer written. */
+const FORMAT_WITH_BATCHES = 1;
 
 export class SessionArtifactError extends CodecError {
   override name = 'SessionArtifactError';
@@ -46,9 +56,27 @@ export function sessionArtifactId(id: number): string {
   return `feeding-session-${id}`;
 }
 
+const BATCH_CHILD = /^feeding-session-(\d+)\/batch-(\d+)-(\d+)$/;
+
+/** The SSR artifact id of a batch in flight of a session: a child of the session's artifact. */
+export function batchArtifactId(sessionId: number, b: Pick<InFlightBatch, 'first' | 'last'>): string {
+  return `${sessionArtifactId(sessionId)}/batch-${b.first}-${b.last}`;
+}
+
+/** The batch a child artifact holds, undefined for an id that is not a batch of `sessionId`. */
+export function batchOfArtifact(sessionId: number, id: string, body: Uint8Array): InFlightBatch | undefined {
+  const m = BATCH_CHILD.exec(id);
+  if (!m || Number(m[1]) !== sessionId) return undefined;
+  return { first: Number(m[2]), last: Number(m[3]), bytes: body };
+}
+
+/**
+ * A batch as it will be kept: the bytes it was decoded from where the process keeps encoded forms (the distributor
+ * does, for OperationSet: no encoding, no copy), else encoded.
+ */
 export function encodeBatch(batch: OperationSet): InFlightBatch {
   const ops = batch.operations;
-  return { first: ops[0]?.id ?? 0, last: ops[ops.length - 1]?.id ?? 0, bytes: encodeCheetah(batch) };
+  return { first: ops[0]?.id ?? 0, last: ops[ops.length - 1]?.id ?? 0, bytes: encodedEntityOf(batch) ?? encodeCheetah(batch) };
 }
 
 export function decodeBatch(b: InFlightBatch): OperationSet {
@@ -57,10 +85,20 @@ export function decodeBatch(b: InFlightBatch): OperationSet {
   return v;
 }
 
-export function encodeSessionArtifact(s: SessionArtifact): Uint8Array {
-  return encodeCheetah([FORMAT, s.id, s.collection, s.callback ?? null, s.guarantees, s.lastAcceptedOpId, s.completedOpId, s.inFlight.map((b) => [b.first, b.last, b.bytes])]);
+/** The session's own artifact: everything but the batches in flight, which are its children. */
+export function encodeSessionArtifact(s: Omit<SessionArtifact, 'inFlight'>): Uint8Array {
+  return encodeCheetah([FORMAT, s.id, s.collection, s.callback ?? null, s.guarantees, s.lastAcceptedOpId, s.completedOpId]);
 }
 
+/** Format 1, as earlier versions wrote it (tests of the reader). */
+export function encodeSessionArtifactV1(s: SessionArtifact): Uint8Array {
+  return encodeCheetah([FORMAT_WITH_BATCHES, s.id, s.collection, s.callback ?? null, s.guarantees, s.lastAcceptedOpId, s.completedOpId, s.inFlight.map((b) => [b.first, b.last, b.bytes])]);
+}
+
+/**
+ * The session's own artifact. In format 2 `inFlight` is empty (the batches are its children: see withBatches); a
+ * format 1 body carries them.
+ */
 export function decodeSessionArtifact(body: Uint8Array): SessionArtifact {
   let v: unknown;
   try {
@@ -68,8 +106,9 @@ export function decodeSessionArtifact(body: Uint8Array): SessionArtifact {
   } catch (err) {
     throw new SessionArtifactError('undecodable session artifact', { cause: err });
   }
-  if (!Array.isArray(v) || v.length !== 8 || v[0] !== FORMAT) throw new SessionArtifactError(`session artifact of an unknown format (${Array.isArray(v) ? String(v[0]) : typeof v})`);
-  const [, id, collection, callback, guarantees, lastAccepted, completed, inFlight] = v as unknown[];
+  const known = Array.isArray(v) && ((v.length === 7 && v[0] === FORMAT) || (v.length === 8 && v[0] === FORMAT_WITH_BATCHES));
+  if (!known) throw new SessionArtifactError(`session artifact of an unknown format (${Array.isArray(v) ? String(v[0]) : typeof v})`);
+  const [, id, collection, callback, guarantees, lastAccepted, completed, inFlight = []] = v as unknown[];
   if (typeof id !== 'number' || typeof collection !== 'string' || typeof lastAccepted !== 'number' || typeof completed !== 'number') {
     throw new SessionArtifactError('session artifact with a malformed header');
   }
@@ -81,6 +120,19 @@ export function decodeSessionArtifact(body: Uint8Array): SessionArtifact {
     return { first: b[0], last: b[1], bytes: b[2] };
   });
   return { id, collection, callback: (callback as Aor | null) ?? undefined, guarantees: guarantees as string[], lastAcceptedOpId: lastAccepted, completedOpId: completed, inFlight: batches };
+}
+
+/**
+ * The session with its batches in flight (the children found with it, and those of a format 1 body): a batch that is
+ * in flight was accepted, so the highest accepted id is at least its last id (the session's own artifact is updated
+ * after the batch's, lazily).
+ */
+export function withBatches(s: SessionArtifact, children: readonly InFlightBatch[]): SessionArtifact {
+  const byFirst = new Map<number, InFlightBatch>();
+  for (const b of [...s.inFlight, ...children]) byFirst.set(b.first, b);
+  const inFlight = [...byFirst.values()].sort((a, b) => a.first - b.first);
+  const accepted = inFlight.reduce((m, b) => Math.max(m, b.last), s.lastAcceptedOpId);
+  return { ...s, lastAcceptedOpId: accepted, inFlight };
 }
 
 /**

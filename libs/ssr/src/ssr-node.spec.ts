@@ -194,6 +194,31 @@ describe('SsrNode on a ManualClock', () => {
     expect(c.copies('orphan/t')).toEqual([]);
   });
 
+  it('children(parent) right after a get that reactivated the parent: the whole tree, not what has arrived so far', async () => {
+    const c = await cluster(['a', 'b', 'c']);
+    const h = c.home('s');
+    await c.settle(h.put('s', enc('session')));
+    for (const k of ['b1', 'b2', 'b3']) await c.settle(h.put(`s/${k}`, enc(k), { parentId: 's' }));
+    await c.settle(h.put('other', enc('o'), { homeKey: 's' }));
+    // on the instance that holds them: its active children, not other artifacts of the same home
+    expect((await c.settle(h.children('s'))).map((a) => dec(a)).sort()).toEqual(['b1', 'b2', 'b3']);
+    await c.run(10);
+    await c.crash(h.name);
+    await c.run(1500); // the reshape; no timers, so nothing moves until asked
+    const nh = c.home('s');
+    expect(nh.active.get('s/b1')).toBeUndefined();
+    expect(dec(await c.settle(nh.get('s')))).toBe('session');
+    // the get returned as soon as the parent was here; the children's load is under way: children() waits for it
+    const kids = await c.settle(nh.children('s'));
+    expect(kids.map((a) => dec(a)).sort()).toEqual(['b1', 'b2', 'b3']);
+    expect(kids.every((a) => a.parentId === 's')).toBe(true);
+    await c.run(20);
+    for (const k of ['b1', 'b2', 'b3']) expect(c.copies(`s/${k}`)).toEqual([`${nh.name}:active`, `${nh.buddyName}:replica`].sort());
+    // a removed child is gone from the tree
+    await c.settle(nh.remove('s/b2'));
+    expect((await c.settle(nh.children('s'))).map((a) => dec(a)).sort()).toEqual(['b1', 'b3']);
+  });
+
   it('repair under load after a failure, then purge of the former buddy when the dead instance returns', async () => {
     const c = await cluster(['a', 'b', 'c']);
     const ids = Array.from({ length: 30 }, (_, i) => `r${i}`);

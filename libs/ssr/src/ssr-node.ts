@@ -119,6 +119,8 @@ export class SsrNode {
   private readonly transfers = new Map<string, { ids: string[]; until: number }>();
   private readonly rpcs = new Map<string, (m: SsrMessage) => void>();
   private readonly idLocks = new Map<string, Promise<void>>();
+  /** Tree activations under way (2.4.2.5): the children of a parent just activated here, on their way. */
+  private readonly childLoads = new Map<string, Promise<void>>();
   private readonly ownerGoneAt = new Map<string, number>();
   private lastViewAt = 0;
   /** loaded, removed everywhere else, not yet active here: answered busy meanwhile (id → since) */
@@ -364,6 +366,19 @@ export class SsrNode {
     });
   }
 
+  /**
+   * The children of `parentId` active here (confirmed copies, in no order). When the parent was just activated here
+   * (a reactivation or migration), its children are being loaded along with it (tree activation, 2.4.2.5): this
+   * waits for that load first, so a caller that has just got the parent sees its whole tree.
+   */
+  async children(parentId: string): Promise<Artifact[]> {
+    await this.childLoads.get(parentId);
+    return this.active
+      .children(parentId)
+      .filter((e) => !e.suspect && !e.transfer)
+      .map((e) => e.a);
+  }
+
   /** Removes an artifact everywhere it is known: active here, its replica on the buddy. false if it did not exist. */
   async remove(id: string): Promise<boolean> {
     return this.withIdLock(id, async () => {
@@ -452,9 +467,16 @@ export class SsrNode {
     await this.replicate([a], this.o.waitForAck);
     this.armActive(e);
     // tree activation (2.4.2.5, 2.14.1 loadAllChildren): a root brings its children; a child makes sure of its parent
-    if (a.depth === 0) void this.loadChildren(a.id);
+    if (a.depth === 0) this.startChildLoad(a.id);
     else if (a.parentId !== undefined && !this.active.has(a.parentId)) void this.ensureParent(a);
     return e;
+  }
+
+  private startChildLoad(parentId: string): void {
+    const p = this.loadChildren(parentId).finally(() => {
+      if (this.childLoads.get(parentId) === p) this.childLoads.delete(parentId);
+    });
+    this.childLoads.set(parentId, p);
   }
 
   private async loadChildren(parentId: string): Promise<void> {

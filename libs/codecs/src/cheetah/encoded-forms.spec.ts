@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation, decodeCheetah, encodeCheetah, keepEncodedForms } from '../index';
+import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation, decodeCheetah, encodeCheetah, encodedEntityOf, keepEncodedForms } from '../index';
 import { operationSet } from './cheetah-arbitraries';
 
 function batch(id: number, title: string): OperationSet {
@@ -59,5 +59,21 @@ describe('encoded forms kept with decoded entities (keepEncodedForms)', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('on - encodedEntityOf gives the entity alone as encodeCheetah would, for payloads of every header size', () => {
+    keepEncodedForms(OperationSet);
+    // ext 8, ext 16 and ext 32 headers: payloads under 256 bytes, under 64 KiB, and larger
+    for (const title of ['t', 'x'.repeat(1000), 'y'.repeat(70_000)]) {
+      const set = batch(5, title);
+      const alone = encodeCheetah(set);
+      const decoded = decodeCheetah(encodeCheetah(['around', set])) as [string, OperationSet];
+      const whole = encodedEntityOf(decoded[1]);
+      expect(whole && hex(whole)).toBe(hex(alone));
+      expect(decodeCheetah(whole as Uint8Array)).toStrictEqual(set);
+    }
+    // not kept: an instance built here, or one of another class
+    expect(encodedEntityOf(batch(6, 'fresh'))).toBeUndefined();
+    expect(encodedEntityOf(decodeCheetah(encodeCheetah(batch(7, 'z').operations[0])) as UpdateOperation)).toBeUndefined();
   });
 });

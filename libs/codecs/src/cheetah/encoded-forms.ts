@@ -8,10 +8,12 @@
  *   keepEncodedForms(OperationSet);         // at startup, in a process that only reads what it decodes
  *   const set = decodeCheetah(bytes);       // remembers the extension payload it came from (a copy)
  *   encodeCheetah([set]);                   // writes those bytes again
+ *   encodedEntityOf(set);                   // the entity alone, as encodeCheetah(set) would give it, without a copy
  */
 import type { CheetahEntity } from './entity';
 
 const kept = new Set<abstract new (...args: never) => CheetahEntity>();
+/** The entity as a whole MessagePack value (extension header + payload), copied once out of the input. */
 const forms = new WeakMap<CheetahEntity, Uint8Array>();
 
 /** From now on, instances of `cls` decoded in this process keep their encoded form. */
@@ -19,13 +21,43 @@ export function keepEncodedForms(cls: abstract new (...args: never) => CheetahEn
   kept.add(cls);
 }
 
-/** Called by the extension with a decoded entity and the payload it came from (a view into the input). */
-export function rememberEncodedForm(entity: CheetahEntity, payload: Uint8Array): void {
-  // a copy: the payload is a view into a receive buffer that is reused
-  if (kept.size > 0 && kept.has(entity.constructor as abstract new (...args: never) => CheetahEntity)) forms.set(entity, payload.slice());
+/** The MessagePack extension header of a payload of `length` bytes of extension `type` (ext 8, 16 or 32). */
+export function extensionHeader(length: number, type: number): Uint8Array {
+  if (length < 0x100) return Uint8Array.of(0xc7, length, type);
+  if (length < 0x10000) return Uint8Array.of(0xc8, length >>> 8, length & 0xff, type);
+  return Uint8Array.of(0xc9, length >>> 24, (length >>> 16) & 0xff, (length >>> 8) & 0xff, length & 0xff, type);
 }
 
-/** The payload `entity` was decoded from, if its class keeps encoded forms. */
+/**
+ * Called by the extension with a decoded entity and the payload it came from (a view into the input). The payload is
+ * copied (it is a view into a receive buffer that is reused) together with its extension header, in one exact-size
+ * buffer: the entity's whole encoding, which a process that keeps the entity (the distributor's session replication)
+ * can hold as it is, with no encoding and no second copy.
+ */
+export function rememberEncodedForm(entity: CheetahEntity, payload: Uint8Array, type: number): void {
+  if (kept.size === 0 || !kept.has(entity.constructor as abstract new (...args: never) => CheetahEntity)) return;
+  const header = extensionHeader(payload.length, type);
+  const whole = new Uint8Array(header.length + payload.length);
+  whole.set(header, 0);
+  whole.set(payload, header.length);
+  forms.set(entity, whole);
+}
+
+/** The payload `entity` was decoded from, if its class keeps encoded forms (a view: don't change it). */
 export function encodedFormOf(entity: CheetahEntity): Uint8Array | undefined {
+  if (kept.size === 0) return undefined;
+  const whole = forms.get(entity);
+  return whole?.subarray(headerLength(whole));
+}
+
+/**
+ * The entity's whole encoding (what encodeCheetah(entity) returns) if its class keeps encoded forms: the kept bytes
+ * themselves, not a copy; don't change them.
+ */
+export function encodedEntityOf(entity: CheetahEntity): Uint8Array | undefined {
   return kept.size > 0 ? forms.get(entity) : undefined;
+}
+
+function headerLength(whole: Uint8Array): number {
+  return whole[0] === 0xc7 ? 3 : whole[0] === 0xc8 ? 4 : 6;
 }

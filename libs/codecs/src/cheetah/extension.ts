@@ -66,7 +66,7 @@ function unpackEntity(payload: Uint8Array): CheetahEntity {
   beginRead(payload);
   const entity = readEntity(undefined, '');
   endRead();
-  rememberEncodedForm(entity, payload);
+  rememberEncodedForm(entity, payload, CHEETAH_EXT_TYPE);
   return entity;
 }
 

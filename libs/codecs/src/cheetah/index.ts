@@ -120,7 +120,7 @@ export {
   type SubsystemIdSetFields,
 } from './operation-status';
 export { CHEETAH_ENTITY_CLASSES, findCheetahClass, resolveCheetahClass } from './registry';
-export { keepEncodedForms } from './encoded-forms';
+export { encodedEntityOf, keepEncodedForms } from './encoded-forms';
 export {
   CHEETAH_EXT_TYPE,
   cheetahPackr,
