@@ -5,7 +5,7 @@
  *   tsx apps/content-distributor/src/main.ts --collections news,web --lease-seconds 300
  *   tsx apps/content-distributor/src/main.ts --node-id 1 --ping-interval-ms 1000   # a second one: backup, takes over
  */
-import { stopOnSignals } from '@esp/cli-options';
+import { stopOnSignals, useNonIncrementalMarking } from '@esp/cli-options';
 import { keepEncodedForms, OperationSet } from '@esp/codecs';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
@@ -25,11 +25,16 @@ if (cli.kind === 'error') {
   process.exit(2);
 }
 
+// batches pass through a small heap: full collections in single pauses, not started ahead by V8's incremental
+// marking, which in this process ran one every 15-20 batches (@esp/cli-options gc-mode)
+useNonIncrementalMarking();
+
 // a client's batch goes to an item processor as it came: re-encoding it would walk its 100 documents again for the
 // same bytes. The distributor only reads the batches it decodes (ids, for its holders), so it may send them as they came.
 keepEncodedForms(OperationSet);
 
 const log = createLogger('content-distributor', { node: cli.nodeId });
+log.debug('garbage collection: full collections without incremental marking');
 const mw = await Middleware.connect({ name: `content-distributor-${cli.nodeId}`, servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);

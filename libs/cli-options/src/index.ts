@@ -6,7 +6,9 @@
  *   const nats = natsServers(values.nats, process.env);
  *
  * and how every service stops: stopOnSignals(log, async () => { await server.stop(); await mw.close(); }).
+ * useNonIncrementalMarking() is for services that pass large buffers through a small heap (./gc-mode).
  */
 export { integerOption, list, natsServers } from './options';
 export { tryParseArgs, type CliResult } from './command-line';
 export { stopOnSignals, type StopLog, type StopOnSignalsOptions } from './stop-on-signals';
+export { useNonIncrementalMarking } from './gc-mode';
