@@ -97,6 +97,14 @@ function isRetryable(err: unknown): boolean {
 
 const YIELD_EVERY = 64;
 
+/** The item log's message of an item processed with nothing to say, one frozen list per pipeline name. */
+const processedMessages = new Map<string, readonly ItemLogMessage[]>();
+function processedBy(pipeline: string): readonly ItemLogMessage[] {
+  let m = processedMessages.get(pipeline);
+  if (!m) processedMessages.set(pipeline, (m = Object.freeze([Object.freeze(['INFO', `processed by pipeline "${pipeline}"`] as const)])));
+  return m;
+}
+
 /**
  * processor_server::process (MS-FSDPD 3.1.4.1): one batch at a time. `accept` refuses at once (shutting_down when
  * Terminating, system_resource_error when busy or short of memory) or takes the batch and returns; the batch then
@@ -235,7 +243,10 @@ export class BatchProcessor {
         status.logItem(itemIdOf(op), { status: 'OK', modified: Date.now(), msgs: [['INFO', `${op instanceof RemoveOperation ? 'remove' : 'failed_operation'} passed on`]], elapsed: 0 });
         continue;
       }
-      const outcome = await pipeline.run({ id: op.id, kind: d.kind, doc: d.doc, collection: input.collection, session_id: input.session_id }, { cpu: false });
+      const outcome = await pipeline.run(
+        { id: op.id, kind: d.kind, doc: d.doc, collection: input.collection, session_id: input.session_id },
+        { cpu: false, debug: status.loggingVerbosity === 'debug' },
+      );
       outcomes.push(outcome);
       warnings.push(...outcome.warnings);
       const opWarnings = [...op.warnings, ...outcome.warnings];
@@ -261,25 +272,41 @@ export class BatchProcessor {
   private addStatistics(pipeline: Pipeline, items: readonly ItemOutcome[], cpu: NodeJS.CpuUsage): void {
     const { status } = this.o;
     const wall = items.reduce((a, i) => a + i.total.work, 0);
-    const share = (work: number) => (wall > 0 ? work / wall : items.length > 0 ? 1 / items.length : 0);
-    const withCpu = <T extends { work: number }>(t: T, s: number) => ({ ...t, user: (cpu.user / 1e6) * s, system: (cpu.system / 1e6) * s });
+    const user = cpu.user / 1e6;
+    const system = cpu.system / 1e6;
+    // one row object reused for every add (the rows are summed into the tables, not kept)
+    const row = { work: 0, user: 0, system: 0 };
+    const add = (to: 'stage' | 'pipeline', name: string, ok: boolean, work: number, share: number): void => {
+      row.work = work;
+      row.user = user * share;
+      row.system = system * share;
+      if (to === 'stage') status.addStage(name, ok, row);
+      else status.addPipeline(name, ok, row);
+    };
     for (const outcome of items) {
-      const itemShare = share(outcome.total.work);
-      const stageWall = outcome.stages.reduce((a, t) => a + t.work, 0);
-      for (const t of outcome.stages) status.addStage(t.stage, t.ok, withCpu(t, itemShare * (stageWall > 0 ? t.work / stageWall : 1 / outcome.stages.length)));
-      status.addPipeline(pipeline.name, outcome.total.ok, withCpu(outcome.total, itemShare));
+      const itemShare = wall > 0 ? outcome.total.work / wall : 1 / items.length;
+      let stageWall = 0;
+      for (const t of outcome.stages) stageWall += t.work;
+      for (const t of outcome.stages) add('stage', t.stage, t.ok, t.work, itemShare * (stageWall > 0 ? t.work / stageWall : 1 / outcome.stages.length));
+      add('pipeline', pipeline.name, outcome.total.ok, outcome.total.work, itemShare);
     }
   }
 
-  private itemMessages(pipeline: Pipeline, outcome: ItemOutcome): ItemLogMessage[] {
+  /**
+   * The item log's messages of one item. An item that went through with nothing to say (the usual case) gets one
+   * message per pipeline, shared by every such item: the log keeps 10,000 items, and a string and two arrays made per
+   * item outlived the young generation (its time is the entry's `elapsed`).
+   */
+  private itemMessages(pipeline: Pipeline, outcome: ItemOutcome): readonly ItemLogMessage[] {
     const { status } = this.o;
+    const quiet = outcome.warnings.length === 0 && !outcome.error && !status.tracing && status.loggingVerbosity !== 'debug';
+    if (quiet) return processedBy(pipeline.name);
     const msgs: ItemLogMessage[] = [];
     if (status.loggingVerbosity === 'debug') for (const m of outcome.debug) msgs.push(['INFO', m]);
     if (status.tracing) for (const c of outcome.changes) msgs.push(['INFO', `${c.stage}: ${c.key} ${c.change}${c.value ? ` = ${c.value}` : ''}`]);
     for (const w of outcome.warnings) msgs.push(['WARNING', w.description]);
-    const ms = (outcome.total.work * 1000).toFixed(2);
     if (outcome.error) msgs.push(['ERROR', `${outcome.error.processor}: ${outcome.error.description}`]);
-    else msgs.push(['INFO', `processed by pipeline "${pipeline.name}" in ${ms} ms`]);
+    else msgs.push(['INFO', `processed by pipeline "${pipeline.name}" in ${(outcome.total.work * 1000).toFixed(2)} ms`]);
     return msgs;
   }
 

@@ -150,6 +150,18 @@ describe('processor_server::process (MS-FSDPD 3.1.4.1) with a fake indexing sess
     expect(ip.status.itemLog.get('warn-1')?.status).toBe('WARNING');
   });
 
+  it('the item log: items with nothing to say share one message per pipeline; warnings are logged per item', async () => {
+    const before = cd.processed.length;
+    await cd.processor(NAME).process(indexer.aor, 6, 'news', new OperationSet({ completed_op_id: 0, operations: [update(210, 'quiet-1', { body: 'a' }), update(211, 'quiet-2', { body: 'b' }), update(212, 'warn-2', { body: 'c' })] }), INDEXING);
+    await cd.nextProcessed(before);
+    const q1 = ip.status.itemLog.get('quiet-1');
+    const q2 = ip.status.itemLog.get('quiet-2');
+    expect(q1?.msgs).toEqual([['INFO', 'processed by pipeline "web"']]);
+    expect(q2?.msgs).toBe(q1?.msgs);
+    expect(q1?.elapsed).toBeGreaterThan(0);
+    expect(ip.status.itemLog.get('warn-2')?.msgs.map((m) => m[0])).toEqual(['WARNING', 'INFO']);
+  });
+
   it('shutting_down while Terminating; accepted again when it is cleared', async () => {
     ip.setTerminating(true);
     const err = await cd.processor(NAME).process(indexer.aor, 7, 'news', new OperationSet({ completed_op_id: 0, operations: [update(300, 'x', {})] }), INDEXING).catch((e: unknown) => e);

@@ -104,9 +104,14 @@ export class Pipeline {
     readonly stages: readonly Stage[],
   ) {}
 
-  async run(item: ItemInput, opts: { cpu?: boolean } = {}): Promise<ItemOutcome> {
+  /**
+   * `cpu: false`: no CPU time measured (the caller measures a whole batch); `debug: false`: no debug messages kept
+   * (the item log shows them only at debug verbosity: four strings per item for nothing otherwise).
+   */
+  async run(item: ItemInput, opts: { cpu?: boolean; debug?: boolean } = {}): Promise<ItemOutcome> {
     const doc = new WorkingDocument(item.doc);
     const warnings: Warning[] = [];
+    const debugging = opts.debug ?? true;
     const debug: string[] = [];
     const timings: StageTiming[] = [];
     let current = '';
@@ -127,7 +132,10 @@ export class Pipeline {
           }),
         );
       },
-      debug: (message) => debug.push(`${current}: ${message}`),
+      debug: (message) => {
+        if (debugging) debug.push(`${current}: ${message}`);
+      },
+      debugging,
     };
     const p0 = performance.now();
     const cpu = opts.cpu ?? true;
@@ -154,15 +162,18 @@ export class Pipeline {
       }
       const work = (performance.now() - t0) / 1000;
       timings.push({ stage: stage.name, ok: error === undefined, work, user: 0, system: 0 });
-      debug.push(`${stage.name}: ${error ? 'failed' : 'ok'} in ${(work * 1000).toFixed(2)} ms`);
+      if (debugging) debug.push(`${stage.name}: ${error ? 'failed' : 'ok'} in ${(work * 1000).toFixed(2)} ms`);
       if (error) break;
     }
     const total = pc0 ? measure(this.name, error === undefined, p0, pc0) : { stage: this.name, ok: error === undefined, work: (performance.now() - p0) / 1000, user: 0, system: 0 };
     const wall = timings.reduce((a, t) => a + t.work, 0);
-    const stages = timings.map((t) => {
-      const share = wall > 0 ? t.work / wall : 1 / timings.length;
-      return { ...t, user: total.user * share, system: total.system * share };
-    });
+    // without CPU measured the timings are complete as they are (user and system 0)
+    const stages = !pc0
+      ? timings
+      : timings.map((t) => {
+          const share = wall > 0 ? t.work / wall : 1 / timings.length;
+          return { ...t, user: total.user * share, system: total.system * share };
+        });
     return {
       doc: error ? undefined : doc.toEntity(),
       error,

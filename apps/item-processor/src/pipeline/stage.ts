@@ -15,6 +15,8 @@ export interface StageContext {
   warn(description: string, code?: number): void;
   /** A message for the item log at debug verbosity. */
   debug(message: string): void;
+  /** Whether debug messages are kept: a stage may skip building one when they are not (the usual verbosity). */
+  readonly debugging: boolean;
 }
 
 /**

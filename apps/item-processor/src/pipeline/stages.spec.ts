@@ -255,6 +255,20 @@ describe('pipeline', () => {
     expect(back.w[0]).toBeInstanceOf(Warning);
   });
 
+  it('debug messages (the stages\' own and their timings) are kept only when asked; the outcome is the same otherwise', async () => {
+    const p = pipeline({ type: 'xml' }, { type: 'normalize' });
+    const item = () => itemOf('d', { body: '<a> x </a>', content_type: 'text/xml' });
+    const kept = await p.run(item());
+    expect(kept.debug).toEqual([expect.stringMatching(/^xml: well-formed XML$/), expect.stringMatching(/^xml: ok in /), expect.stringMatching(/^normalize: .*normalized/), expect.stringMatching(/^normalize: ok in /)]);
+    const quiet = await p.run(item(), { debug: false, cpu: false });
+    expect(quiet.debug).toEqual([]);
+    expect(attrsOf(quiet.doc)).toEqual(attrsOf(kept.doc));
+    expect(quiet.stages.map((s) => [s.stage, s.ok, s.user, s.system])).toEqual([
+      ['xml', true, 0, 0],
+      ['normalize', true, 0, 0],
+    ]);
+  });
+
   it('string attributes stay StringAttribute entities', async () => {
     const out = await pipeline({ type: 'normalize' }).run(itemOf('s', { t: ' x ' }));
     expect(out.doc?.document_attributes[0]).toBeInstanceOf(StringAttribute);
@@ -265,7 +279,7 @@ describe('fail stage: delay', () => {
   it('holds up the items it is told to, and only those', async () => {
     const { createFailStage, failOptions } = await import('./stages/fail');
     const stage = createFailStage('slow', failOptions.parse({ delay_ms: 120, delay_id_pattern: '^slow' }));
-    const ctx = (id: string) => ({ doc: { id }, warn: () => undefined, debug: () => undefined }) as unknown as Parameters<typeof stage.process>[0];
+    const ctx = (id: string) => ({ doc: { id }, warn: () => undefined, debug: () => undefined, debugging: false }) as unknown as Parameters<typeof stage.process>[0];
     let t0 = performance.now();
     await stage.process(ctx('slow-1'));
     expect(performance.now() - t0).toBeGreaterThanOrEqual(100);

@@ -141,7 +141,7 @@ export function createHtmlStage(name: string, o: HtmlOptions): Stage {
       const existing = ctx.doc.getString(o.title_attribute);
       if (title !== '' && (o.overwrite_title || existing === undefined || existing.trim() === '')) ctx.doc.setString(o.title_attribute, title);
       if (links.length > 0) ctx.doc.setStrings(o.links_attribute, links);
-      ctx.debug(`HTML to text: ${text.length} characters, title ${title ? JSON.stringify(title) : 'none'}, ${links.length} links`);
+      if (ctx.debugging) ctx.debug(`HTML to text: ${text.length} characters, title ${title ? JSON.stringify(title) : 'none'}, ${links.length} links`);
     },
   };
 }

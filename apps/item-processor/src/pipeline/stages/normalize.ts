@@ -70,7 +70,7 @@ export function createNormalizeStage(name: string, o: NormalizeOptions): Stage {
           }
         }
       }
-      ctx.debug(`${changed} attributes normalized (${o.form})`);
+      if (ctx.debugging) ctx.debug(`${changed} attributes normalized (${o.form})`);
     },
   };
 }

@@ -44,7 +44,7 @@ export function createXmlStage(name: string, o: XmlOptions): Stage {
       if (!contentKind(ctx.doc, o.content_type_attribute, body, o.detect).xml) return;
       const problem = xmlWellFormednessError(body);
       if (problem !== undefined) throw new StageFailure('xml_error', `attribute "${o.attribute}" is not well-formed XML: ${problem}`);
-      ctx.debug('well-formed XML');
+      if (ctx.debugging) ctx.debug('well-formed XML');
     },
   };
 }
