@@ -15,7 +15,9 @@
  *   docs.search('"hello"', 10, 0);     // { total: 1, hits: [{ id: 'doc-1', score, title, snippet }] }
  *
  * Tables: documents (id, attributes as JSON, op_id, session, updated_at), documents_fts (FTS5 over title, body,
- * extra; rowid = documents.rid), and the session journal's sessions, final_ranges and outbox (session-journal.ts).
+ * extra; rowid = documents.rid), fts_pending (documents written whose full-text entry is not made yet: the writer's
+ * second phase, see collection-writer.ts), and the session journal's sessions, final_ranges and outbox
+ * (session-journal.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -36,8 +38,11 @@ export function collectionDbPath(dataDir: string, collection: string): string {
   return join(resolve(dataDir), `${collection}.sqlite`);
 }
 
-/** 2: finals kept as id ranges (final_ranges) instead of one row per operation (finals). */
-const SCHEMA_VERSION = 2;
+/**
+ * 2: finals kept as id ranges (final_ranges) instead of one row per operation (finals). 3: full-text indexing as a
+ * second phase (fts_pending; outbox.held: statuses kept back until their documents are searchable).
+ */
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -67,8 +72,10 @@ CREATE TABLE IF NOT EXISTS final_ranges (
 CREATE TABLE IF NOT EXISTS outbox (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   session INTEGER NOT NULL,
-  status BLOB NOT NULL
+  status BLOB NOT NULL,
+  held INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS fts_pending (rid INTEGER PRIMARY KEY);
 `;
 
 export class StoreLockedError extends Error {
@@ -93,6 +100,10 @@ export function openCollectionDb(dataDir: string, collection: string): Db {
     let v = (db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as { value: string }).value;
     if (v === '1') {
       migrateFinalsToRanges(db);
+      v = '2';
+    }
+    if (v === '2') {
+      migrateToHeldStatuses(db);
       v = String(SCHEMA_VERSION);
     }
     if (v !== String(SCHEMA_VERSION)) throw new Error(`${path} has schema version ${v}; this indexer knows ${SCHEMA_VERSION}`);
@@ -116,6 +127,15 @@ function migrateFinalsToRanges(db: Db): void {
     if (old.n > 0) {
       db.exec('INSERT INTO final_ranges (session, first, last) SELECT session, op_id, op_id FROM finals; DROP TABLE finals;');
     }
+    db.prepare('UPDATE meta SET value = ? WHERE key = ?').run('2', 'schema_version');
+  })();
+}
+
+/** Version 2 had no held statuses (every status deliverable at once) and no second phase: the column, and done. */
+function migrateToHeldStatuses(db: Db): void {
+  db.transaction(() => {
+    const cols = db.prepare("SELECT name FROM pragma_table_info('outbox')").all() as { name: string }[];
+    if (!cols.some((c) => c.name === 'held')) db.exec('ALTER TABLE outbox ADD COLUMN held INTEGER NOT NULL DEFAULT 0');
     db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(String(SCHEMA_VERSION), 'schema_version');
   })();
 }
@@ -153,9 +173,19 @@ interface DocRow {
   updated_at: string;
 }
 
-/** Documents and their full-text index. Writes are meant to run inside a transaction of the writer. */
+/**
+ * Documents and their full-text index. Writes are meant to run inside a transaction of the writer.
+ *
+ * With `deferIndex` on, upsert and merge store the document and note its rid in fts_pending instead of making its
+ * full-text entry; indexPending, in a later transaction, makes the entries of every noted rid (the indexer's second
+ * phase: a batch is durable, and the item processor's call answered, one full-text update earlier). A removal takes
+ * its entry out at once. fts_pending is the record of what is owed, so a rolled-back write owes nothing and a crash
+ * leaves the list to finish after the restart; the attributes noted in memory only spare reading the rows back.
+ */
 export class DocumentStore {
   private readonly s;
+  deferIndex = false;
+  private readonly noted = new Map<number, Attributes>();
 
   constructor(readonly db: Db) {
     const [wt, wb, we] = BM25_WEIGHTS;
@@ -166,6 +196,10 @@ export class DocumentStore {
       remove: db.prepare('DELETE FROM documents WHERE rid = ?'),
       ftsInsert: db.prepare('INSERT INTO documents_fts (rowid, title, body, extra) VALUES (?, ?, ?, ?)'),
       ftsRemove: db.prepare('DELETE FROM documents_fts WHERE rowid = ?'),
+      notePending: db.prepare('INSERT OR IGNORE INTO fts_pending (rid) VALUES (?)'),
+      dropPending: db.prepare('DELETE FROM fts_pending WHERE rid = ?'),
+      pending: db.prepare<[], { rid: number }>('SELECT rid FROM fts_pending ORDER BY rid'),
+      attributesOf: db.prepare<[number], { attributes: string }>('SELECT attributes FROM documents WHERE rid = ?'),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM documents'),
       matchCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?'),
       search: db.prepare<[string, number, number], { id: string; score: number; title: string; snippet: string }>(
@@ -180,9 +214,43 @@ export class DocumentStore {
   }
 
   private index(rid: number, attrs: Attributes): void {
+    if (this.deferIndex) {
+      this.noted.set(rid, attrs);
+      this.s.notePending.run(rid);
+      return;
+    }
+    this.indexNow(rid, attrs);
+  }
+
+  private indexNow(rid: number, attrs: Attributes): void {
     const t = searchableText(attrs);
     this.s.ftsRemove.run(rid);
     this.s.ftsInsert.run(rid, t.title, t.body, t.extra);
+  }
+
+  /**
+   * Makes the full-text entries owed (fts_pending), with each document's attributes as last written. Run it in a
+   * transaction of its own; returns how many documents it indexed.
+   */
+  indexPending(): number {
+    const rids = this.s.pending.all();
+    for (const { rid } of rids) {
+      let attrs = this.noted.get(rid);
+      if (!attrs) {
+        // after a restart (or a write rolled back and redone): from the row
+        const row = this.s.attributesOf.get(rid);
+        attrs = row ? decodeAttributes(row.attributes) : undefined;
+      }
+      if (attrs) this.indexNow(rid, attrs);
+      this.s.dropPending.run(rid);
+    }
+    this.noted.clear();
+    return rids.length;
+  }
+
+  /** Documents written whose full-text entry is not made yet. */
+  get pendingCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM fts_pending').get() as { n: number }).n;
   }
 
   /** Adds the document or replaces it whole (update_operation). */
@@ -214,6 +282,8 @@ export class DocumentStore {
     if (!row) return false;
     this.s.remove.run(row.rid);
     this.s.ftsRemove.run(row.rid);
+    this.s.dropPending.run(row.rid);
+    this.noted.delete(row.rid);
     return true;
   }
 

@@ -6,11 +6,19 @@
  *
  *   const writer = new CollectionWriter('news', db, docs, journal, log);
  *   session.queue.push(batch); writer.kick(session);
- *   await writer.idle();              // every queued batch is committed
+ *   await writer.idle();              // every queued batch is committed, searchable and its statuses handed over
  *
- * If a transaction fails as a whole (disk full, I/O error), nothing of it happened: its batches go back to the head
- * of their queues and are retried with backoff; meanwhile queues fill up and process() pushes back with
- * system_resource_error. Nothing is reported that is not on disk.
+ * In two phases (`twoPhase`, the indexer's default). Phase 1, the batch's transaction: documents, finals and floor,
+ * and its statuses in the outbox, held; its commit makes the batch durable and decided, and the session may answer
+ * the item processor (`written`). Phase 2, the next transaction, right after: the full-text entries of the documents
+ * phase 1 wrote (several batches' at once when they queue up) and the release of their statuses, which then go to
+ * the client (`committed`): "completed" still means searchable. The item processor's call waits for half the work
+ * it did (FTS5 is about half of a batch's write), and so holds its processor that much shorter. A crash between the
+ * phases leaves documents noted in fts_pending and statuses held: `recover` finishes both at start.
+ *
+ * If a transaction fails as a whole (disk full, I/O error), nothing of it happened: in phase 1 its batches go back to
+ * the head of their queues, in phase 2 its entries stay owed, and it is retried with backoff; meanwhile queues fill
+ * up and process() pushes back with system_resource_error. Nothing is reported that is not on disk.
  */
 import type { OperationSet } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
@@ -22,17 +30,24 @@ import type { OutboxEntry, SessionJournal } from './session-journal';
 export interface WriterSession {
   readonly id: number;
   readonly queue: OperationSet[];
-  /** Called after the commit with the statuses written to the outbox for this session, in order. */
+  /** Called once a batch of this session is durable and decided (phase 1 committed); its statuses are not out yet. */
+  written?(result: BatchResult): void;
+  /** Called with the statuses a batch recorded, in order, once they may go to the client (its documents searchable). */
   committed(entries: OutboxEntry[], result: BatchResult): void;
 }
 
 export interface WriterOptions {
   /** Most batches in one transaction (default 32). */
   maxBatchesPerCommit?: number;
+  /** Full-text entries in a second transaction, statuses held until then (default false; the indexer sets true). */
+  twoPhase?: boolean;
   /** Backoff after a failed transaction (ms, default 200 doubling to 10 000). */
   retryMinMs?: number;
   retryMaxMs?: number;
 }
+
+/** Batches whose second phase may wait while others wait for their first. */
+const MAX_OWED_BATCHES = 8;
 
 /** How long delivered statuses may wait for a write to take their delete along (ms). */
 const ACK_FLUSH_MS = 250;
@@ -47,8 +62,14 @@ export class CollectionWriter {
   private readonly acks: number[] = [];
   private ackTimer: NodeJS.Timeout | undefined;
   private readonly maxBatches: number;
-  /** Transactions committed and batches written since start. */
-  readonly stats = { commits: 0, batches: 0 };
+  private readonly twoPhase: boolean;
+  /** Batches written in phase 1 whose full-text entries and statuses phase 2 owes, in order. */
+  private owed: { session: WriterSession; entries: OutboxEntry[]; result: BatchResult }[] = [];
+  private indexScheduled = false;
+  private indexTimer: NodeJS.Timeout | undefined;
+  private indexFailures = 0;
+  /** Transactions committed (both phases) and batches written since start. */
+  readonly stats = { commits: 0, batches: 0, indexed: 0 };
 
   constructor(
     readonly collection: string,
@@ -59,6 +80,16 @@ export class CollectionWriter {
     private readonly opts: WriterOptions = {},
   ) {
     this.maxBatches = opts.maxBatchesPerCommit ?? 32;
+    this.twoPhase = opts.twoPhase ?? false;
+    docs.deferIndex = this.twoPhase;
+  }
+
+  /**
+   * At start, before any session is served: the full-text entries a crash left owed (fts_pending) and the release of
+   * the statuses held for them. Returns what it finished.
+   */
+  recover(): { documents: number; statuses: number } {
+    return this.db.transaction(() => ({ documents: this.docs.indexPending(), statuses: this.journal.releaseAll() }))();
   }
 
   /** `session` has queued batches. */
@@ -80,9 +111,9 @@ export class CollectionWriter {
     };
   }
 
-  /** Resolves once nothing is queued (held writes count as queued). */
+  /** Resolves once nothing is queued or owed (held writes count as queued). */
   idle(): Promise<void> {
-    if (this.waiting.size === 0) return Promise.resolve();
+    if (this.waiting.size === 0 && this.owed.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -113,6 +144,8 @@ export class CollectionWriter {
   stop(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    if (this.indexTimer) clearTimeout(this.indexTimer);
+    this.indexTimer = undefined;
     this.flushAcks();
   }
 
@@ -140,13 +173,61 @@ export class CollectionWriter {
     if (this.holds > 0) return;
     const group = this.takeGroup();
     if (group.length > 0) this.write(group);
-    if (this.waiting.size > 0) {
-      this.schedule();
-    } else {
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const w of waiters) w();
+    // the next batch's first phase before this one's second: an item processor waits for the first only
+    if (this.waiting.size > 0) this.schedule();
+    this.scheduleIndex();
+    this.wakeIdle();
+  }
+
+  private wakeIdle(): void {
+    if (this.waiting.size > 0 || this.owed.length > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private scheduleIndex(): void {
+    if (this.indexScheduled || this.indexTimer || this.owed.length === 0) return;
+    this.indexScheduled = true;
+    setImmediate(() => this.index());
+  }
+
+  /**
+   * Phase 2: the full-text entries owed and the release of their batches' statuses, in one transaction. While
+   * batches wait for their first phase it gives way (their item processors wait), up to MAX_OWED_BATCHES owed.
+   */
+  private index(): void {
+    this.indexScheduled = false;
+    const owed = this.owed;
+    if (owed.length === 0) return;
+    if (this.waiting.size > 0 && this.holds === 0 && !this.retryTimer && owed.length < MAX_OWED_BATCHES) return; // drain schedules it again
+    const t0 = performance.now();
+    let documents: number;
+    try {
+      documents = this.db.transaction(() => {
+        const n = this.docs.indexPending();
+        for (const o of owed) this.journal.release(o.entries);
+        return n;
+      })();
+    } catch (err) {
+      // nothing of it happened: the entries stay owed, their statuses held
+      for (const o of owed) for (const e of o.entries) e.held = true;
+      this.indexFailures++;
+      const wait = Math.min(this.opts.retryMaxMs ?? 10_000, (this.opts.retryMinMs ?? 200) * 2 ** Math.min(this.indexFailures - 1, 16));
+      this.log.error({ err: (err as Error).message, batches: owed.length, attempt: this.indexFailures, retry_in_ms: wait }, 'full-text transaction failed; retrying');
+      this.indexTimer = setTimeout(() => {
+        this.indexTimer = undefined;
+        this.scheduleIndex();
+      }, wait);
+      return;
     }
+    this.owed = [];
+    this.indexFailures = 0;
+    this.stats.commits++;
+    this.stats.indexed += documents;
+    this.log.debug({ batches: owed.length, documents, index_ms: Math.round((performance.now() - t0) * 10) / 10 }, 'indexed');
+    for (const { session, entries, result } of owed) session.committed(entries, result);
+    this.wakeIdle();
   }
 
   private write(group: { session: WriterSession; batch: OperationSet }[]): void {
@@ -160,7 +241,7 @@ export class CollectionWriter {
         this.journal.ack(acks);
         return group.map(({ session, batch }) => {
           const result = applyBatch(this.docs, this.journal, session.id, batch, now);
-          const entries = result.statuses.map((s) => this.journal.append(session.id, s));
+          const entries = result.statuses.map((s) => this.journal.append(session.id, s, this.twoPhase));
           return { session, entries, result };
         });
       })();
@@ -184,6 +265,16 @@ export class CollectionWriter {
     this.stats.commits++;
     this.stats.batches += group.length;
     this.log.debug({ batches: group.length, write_ms: Math.round((performance.now() - t0) * 10) / 10 }, 'committed');
-    for (const { session, entries, result } of results) session.committed(entries, result);
+    if (!this.twoPhase) {
+      for (const { session, entries, result } of results) {
+        session.written?.(result);
+        session.committed(entries, result);
+      }
+      return;
+    }
+    for (const r of results) {
+      r.session.written?.(r.result);
+      this.owed.push(r);
+    }
   }
 }

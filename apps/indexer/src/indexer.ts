@@ -96,7 +96,11 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     const db = openCollectionDb(opts.dataDir, name);
     const docs = new DocumentStore(db);
     const journal = new SessionJournal(db);
-    const writer = new CollectionWriter(name, db, docs, journal, log.child({ collection: name }), { maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32 });
+    const writer = new CollectionWriter(name, db, docs, journal, log.child({ collection: name }), { maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32, twoPhase: true });
+    // a crash between a batch's two phases: its full-text entries are made and its statuses released before anything
+    // is served or delivered
+    const recovered = writer.recover();
+    if (recovered.documents > 0 || recovered.statuses > 0) log.warn({ collection: name, ...recovered }, 'finished the full-text entries a stop left owed');
     collections.set(name, { name, db, docs, journal, writer });
   };
   try {

@@ -221,7 +221,7 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
 
   /** A closed session whose batches are written and callbacks delivered is forgotten (journal rows too). */
   private forgetIfDone(s: IndexingSession): void {
-    if (!s.closed || s.queue.length > 0 || s.sender.backlog > 0 || this.objects.has(s.id)) return;
+    if (!s.closed || s.unreported > 0 || s.sender.backlog > 0 || this.objects.has(s.id)) return;
     if (this.sessions.get(s.id) !== s) return;
     void s.sender.stop();
     this.sessions.delete(s.id);

@@ -1,8 +1,9 @@
 /**
  * One indexing session (`coreprocessing::session`): a bounded queue of batches for its collection's writer, and a
- * callback sender to the content client. process() resolves once its batch is committed (fsynced), so the item
- * processor's `processed` means the batch is durable here: a crash of the indexer before the commit fails the call,
- * and the batch is not lost silently. The client hears "secured", then the final status.
+ * callback sender to the content client. process() resolves once its batch is committed (fsynced: the writer's first
+ * phase, documents and decisions), so the item processor's `processed` means the batch is durable here: a crash of the
+ * indexer before the commit fails the call, and the batch is not lost silently. The client hears "secured", then the
+ * final status, once the documents are searchable too (the writer's second phase).
  *
  *   const s = new IndexingSession(7, writer, sender, { maxQueuedBatches: 64, maxPendingCallbacks: 1024 }, log);
  *   await s.process(batch);       // queued, or system_resource_error when full (retry later)
@@ -29,6 +30,8 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
   readonly counts = { batches: 0, completed: 0, failed: 0, lost: 0, ignored: 0 };
   private drainWaiters: (() => void)[] = [];
   private enqueued = 0;
+  private writtenCount = 0;
+  private reported = 0;
   private commitWaiters: { seq: number; resolve: () => void }[] = [];
 
   constructor(
@@ -64,12 +67,27 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
     return written;
   }
 
-  /** Resolves once every batch queued so far is committed. */
+  /** Batches taken by process() whose statuses are not handed to the sender yet (queued, or owed a second phase). */
+  get unreported(): number {
+    return this.enqueued - this.reported;
+  }
+
+  /** Resolves once every batch queued so far is committed and its statuses handed to the sender. */
   drained(): Promise<void> {
-    if (this.queue.length === 0) return Promise.resolve();
+    if (this.reported === this.enqueued) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
+  /** A batch is durable and decided (the writer's first phase): its process() call may answer. */
+  written(_result: BatchResult): void {
+    this.writtenCount++;
+    // batches are written in the order they were queued
+    const done = this.commitWaiters.filter((w) => w.seq <= this.writtenCount);
+    this.commitWaiters = this.commitWaiters.filter((w) => w.seq > this.writtenCount);
+    for (const w of done) w.resolve();
+  }
+
+  /** A batch's statuses may go to the client (its documents are searchable). */
   committed(entries: OutboxEntry[], result: BatchResult): void {
     this.counts.batches++;
     this.counts.completed += result.completed.length;
@@ -78,12 +96,8 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
     this.counts.ignored += result.ignored.length;
     if (result.ignored.length > 0) this.log.info({ ops: result.ignored.length, first: result.ignored[0] }, 'late copies of operations already final: ignored');
     this.sender.enqueue(entries);
-    // every batch no longer queued is committed
-    const committedSeq = this.enqueued - this.queue.length;
-    const done = this.commitWaiters.filter((w) => w.seq <= committedSeq);
-    this.commitWaiters = this.commitWaiters.filter((w) => w.seq > committedSeq);
-    for (const w of done) w.resolve();
-    if (this.queue.length === 0) {
+    this.reported++;
+    if (this.reported === this.enqueued) {
       const waiters = this.drainWaiters;
       this.drainWaiters = [];
       for (const w of waiters) w();

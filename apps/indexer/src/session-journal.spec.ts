@@ -109,10 +109,24 @@ describe('SessionJournal: finals as ranges of operation ids', () => {
     v1.prepare('INSERT INTO sessions VALUES (?, ?, ?, 0, ?, ?)').run(S, JSON.stringify(callback), Number.MIN_SAFE_INTEGER, NOW, NOW);
     v1.close();
     open();
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '2' });
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '3' });
+    expect((db.prepare("SELECT name FROM pragma_table_info('outbox')").all() as { name: string }[]).map((c) => c.name)).toContain('held');
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'finals'").get()).toEqual({ n: 0 });
     expect([1, 2, 3, 4, 5, 6].map((id) => journal.isFinal(S, id))).toEqual([true, true, false, false, true, false]);
     expect(apply(batch(0, ...updates(1, 6))).statuses.map(brief)).toEqual(['secured 3-4', 'secured 6-6', 'completed 3-4', 'completed 6-6']);
     expect(journal.finalsCount(S)).toBe(6);
+  });
+
+  it('a database of schema version 2 (no held statuses) is migrated: its owed statuses are deliverable as they were', () => {
+    apply(batch(0, ...updates(1, 2)));
+    // back to version 2 as it was written: no held column, no fts_pending
+    db.exec("UPDATE meta SET value = '2' WHERE key = 'schema_version'; ALTER TABLE outbox DROP COLUMN held; DROP TABLE fts_pending;");
+    db.close();
+    open();
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '3' });
+    expect(journal.outbox().map((e) => [brief(e.status), e.held])).toEqual([]);
+    const entries = db.transaction(() => applyBatch(docs, journal, S, batch(0, ...updates(3, 3)), NOW).statuses.map((st) => journal.append(S, st)))();
+    expect(journal.outbox().map((e) => [brief(e.status), e.held === true])).toEqual(entries.map((e) => [brief(e.status), false]));
+    expect(docs.pendingCount).toBe(0);
   });
 });

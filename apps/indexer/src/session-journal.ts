@@ -11,7 +11,8 @@
  *   later 100 deleted);
  * - outbox: the statuses decided but not yet acknowledged by the client, in order. They are written in the batch's
  *   transaction and deleted once delivered, so a crash between commit and callback loses nothing (a status may be
- *   delivered twice across a crash; the callback contract lets clients dedupe by operation id).
+ *   delivered twice across a crash; the callback contract lets clients dedupe by operation id). A status written
+ *   `held` waits for its documents' full-text entries (the writer's second phase) and is released with them.
  */
 import { decodeCheetah, encodeCheetah, OperationStatusInfo } from '@esp/codecs';
 import { aorSchema, type Aor } from '@esp/interfaces';
@@ -28,6 +29,8 @@ export interface OutboxEntry {
   seq: number;
   session: number;
   status: OperationStatusInfo;
+  /** Kept back until the full-text entries of its documents are made (release). */
+  held?: boolean;
 }
 
 /** The floor of a new session: nothing is known final yet. */
@@ -72,9 +75,11 @@ export class SessionJournal {
         `SELECT sum(r.last - max(r.first, s.floor) + 1) AS n FROM final_ranges r JOIN sessions s ON s.id = r.session
           WHERE r.session = ? AND r.last >= s.floor`,
       ),
-      append: db.prepare('INSERT INTO outbox (session, status) VALUES (?, ?)'),
-      outbox: db.prepare<[], { seq: number; session: number; status: Buffer }>('SELECT seq, session, status FROM outbox ORDER BY seq'),
+      append: db.prepare('INSERT INTO outbox (session, status, held) VALUES (?, ?, ?)'),
+      outbox: db.prepare<[], { seq: number; session: number; status: Buffer; held: number }>('SELECT seq, session, status, held FROM outbox ORDER BY seq'),
       ack: db.prepare('DELETE FROM outbox WHERE seq = ?'),
+      release: db.prepare('UPDATE outbox SET held = 0 WHERE seq = ?'),
+      releaseAll: db.prepare('UPDATE outbox SET held = 0 WHERE held <> 0'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
       deleteFinals: db.prepare('DELETE FROM final_ranges WHERE session = ?'),
       deleteOutbox: db.prepare('DELETE FROM outbox WHERE session = ?'),
@@ -157,16 +162,30 @@ export class SessionJournal {
     return this.s.finalsCount.get(id)?.n ?? 0;
   }
 
-  append(session: number, status: OperationStatusInfo): OutboxEntry {
-    const seq = Number(this.s.append.run(session, encodeCheetah(status)).lastInsertRowid);
-    return { seq, session, status };
+  append(session: number, status: OperationStatusInfo, held = false): OutboxEntry {
+    const seq = Number(this.s.append.run(session, encodeCheetah(status), held ? 1 : 0).lastInsertRowid);
+    return held ? { seq, session, status, held } : { seq, session, status };
+  }
+
+  /** Held statuses may go now (their documents are searchable). Call inside the transaction that made that so. */
+  release(entries: readonly OutboxEntry[]): void {
+    for (const e of entries) {
+      if (!e.held) continue;
+      this.s.release.run(e.seq);
+      delete e.held;
+    }
+  }
+
+  /** Every held status may go (after the full-text entries owed were made at start). Returns how many were held. */
+  releaseAll(): number {
+    return this.s.releaseAll.run().changes;
   }
 
   outbox(): OutboxEntry[] {
     return this.s.outbox.all().map((r) => {
       const status = decodeCheetah(r.status);
       if (!(status instanceof OperationStatusInfo)) throw new Error(`outbox entry ${r.seq} is not an operation_status_info`);
-      return { seq: r.seq, session: r.session, status };
+      return r.held ? { seq: r.seq, session: r.session, status, held: true } : { seq: r.seq, session: r.session, status };
     });
   }
 
