@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { Action, GuaranteeSet, OperationSet, OperationState, OperationStatusInfo, type DocumentError } from '@esp/codecs';
+import { Action, encodeCheetahAhead, GuaranteeSet, OperationSet, OperationState, OperationStatusInfo, type DocumentError } from '@esp/codecs';
 import {
   DISPATCHER_NAME,
   ResolveException,
@@ -402,6 +402,8 @@ export class FeedingClient {
 
   /** Sends one batch until the session takes it: retries while busy, fails over when its distributor is gone. */
   private async deliver(batch: OperationSet): Promise<void> {
+    // encoded now, while it may still wait for a free processor below, not once one is free: the processor waits then
+    encodeCheetahAhead(batch);
     const first = batch.operations[0]?.id ?? this.nextOpId;
     const last = batch.operations[batch.operations.length - 1]?.id ?? first;
     let timedOut = false;

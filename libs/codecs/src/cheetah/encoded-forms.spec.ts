@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation, decodeCheetah, encodeCheetah, encodedEntityOf, keepEncodedForms } from '../index';
+import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation, decodeCheetah, encodeCheetah, encodeCheetahAhead, encodedEntityOf, keepEncodedForms } from '../index';
 import { operationSet } from './cheetah-arbitraries';
 
 function batch(id: number, title: string): OperationSet {
@@ -89,5 +89,16 @@ describe('encoded forms kept with decoded entities (keepEncodedForms)', () => {
     expect(Object.keys(set)).not.toContain(symbols[0]);
     expect(Object.getOwnPropertyDescriptor(set, symbols[0] as symbol)?.enumerable).toBe(false);
     expect({ ...set }).toStrictEqual({ ...batch(8, 'y'.repeat(1000)) });
+  });
+
+  it('encodeCheetahAhead - an entity built here is encoded once, then written as those bytes inside any message', () => {
+    const set = batch(9, 'ahead');
+    const expected = hex(encodeCheetah(['process', batch(9, 'ahead')]));
+    encodeCheetahAhead(set);
+    expect(hex(encodedEntityOf(set) as Uint8Array)).toBe(hex(encodeCheetah(batch(9, 'ahead'))));
+    expect(hex(encodeCheetah(['process', set]))).toBe(expected);
+    // the contract: not changed afterwards (a change would not be sent)
+    retitle(set.operations[0] as UpdateOperation, 'changed');
+    expect(hex(encodeCheetah(['process', set]))).toBe(expected);
   });
 });

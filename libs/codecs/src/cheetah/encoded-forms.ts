@@ -50,9 +50,19 @@ export function rememberEncodedForm(entity: CheetahEntity, payload: Uint8Array, 
   Object.defineProperty(entity, form, { value: whole, enumerable: false, writable: false, configurable: false });
 }
 
-/** The payload `entity` was decoded from, if its class keeps encoded forms (a view: don't change it). */
+/**
+ * Encodes `entity` now and keeps the bytes with it, so that encoding it again later (in a call's arguments) copies
+ * them instead of walking its fields: a content client builds a batch and then waits for a free item processor, and
+ * so encodes it while it waits, not after. Don't change the entity afterwards (as with kept forms).
+ */
+export function encodeAhead(entity: CheetahEntity, encode: (e: CheetahEntity) => Uint8Array): void {
+  // a copy of exactly its size: the encoder's result is a view into a larger buffer it shares between values
+  const whole = new Uint8Array(encode(entity));
+  Object.defineProperty(entity, form, { value: whole, enumerable: false, writable: false, configurable: false });
+}
+
+/** The payload `entity` was decoded from (kept forms) or encoded ahead to (a view: don't change it). */
 export function encodedFormOf(entity: CheetahEntity): Uint8Array | undefined {
-  if (kept.size === 0) return undefined;
   const whole = (entity as WithForm)[form];
   return whole?.subarray(headerLength(whole));
 }
@@ -62,7 +72,7 @@ export function encodedFormOf(entity: CheetahEntity): Uint8Array | undefined {
  * themselves, not a copy; don't change them.
  */
 export function encodedEntityOf(entity: CheetahEntity): Uint8Array | undefined {
-  return kept.size > 0 ? (entity as WithForm)[form] : undefined;
+  return (entity as WithForm)[form];
 }
 
 function headerLength(whole: Uint8Array): number {

@@ -11,7 +11,7 @@
 import { Packr, type Unpackr, addExtension } from 'msgpackr';
 import { CodecError } from '../errors';
 import { CheetahEncodeError, CheetahMalformedError } from './cheetah-errors';
-import { encodedFormOf, rememberEncodedForm } from './encoded-forms';
+import { encodeAhead, encodedFormOf, rememberEncodedForm } from './encoded-forms';
 import { type CheetahDescriptor, CheetahEntity } from './entity';
 import './registry';
 import { beginRead, endRead, readEntity } from './wire-reader';
@@ -102,6 +102,14 @@ export const cheetahPackr = new Packr({
   moreTypes: false,
   mapsAsObjects: true,
 });
+
+/**
+ * Encodes `entity` now and keeps the bytes with it: encoding it again later only copies them (./encoded-forms). Don't
+ * change it afterwards.
+ */
+export function encodeCheetahAhead(entity: CheetahEntity): void {
+  encodeAhead(entity, encodeCheetah);
+}
 
 /** Encodes any MessagePack value that may hold Cheetah entities anywhere inside. Throws CodecError subclasses. */
 export function encodeCheetah(value: unknown): Uint8Array {

@@ -126,5 +126,6 @@ export {
   cheetahPackr,
   decodeCheetah,
   encodeCheetah,
+  encodeCheetahAhead,
   registerCheetahExtension,
 } from './extension';
