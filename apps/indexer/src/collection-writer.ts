@@ -212,8 +212,7 @@ export class CollectionWriter {
     } catch (err) {
       // nothing of it happened: the entries stay owed, their statuses held
       for (const o of owed) for (const e of o.entries) e.held = true;
-      this.indexFailures++;
-      const wait = Math.min(this.opts.retryMaxMs ?? 10_000, (this.opts.retryMinMs ?? 200) * 2 ** Math.min(this.indexFailures - 1, 16));
+      const wait = this.retryDelay(++this.indexFailures);
       this.log.error({ err: (err as Error).message, batches: owed.length, attempt: this.indexFailures, retry_in_ms: wait }, 'full-text transaction failed; retrying');
       this.indexTimer = setTimeout(() => {
         this.indexTimer = undefined;
@@ -228,6 +227,11 @@ export class CollectionWriter {
     this.log.debug({ batches: owed.length, documents, index_ms: Math.round((performance.now() - t0) * 10) / 10 }, 'indexed');
     for (const { session, entries, result } of owed) session.committed(entries, result);
     this.wakeIdle();
+  }
+
+  /** Backoff after the n-th failure in a row of a transaction (either phase). */
+  private retryDelay(n: number): number {
+    return Math.min(this.opts.retryMaxMs ?? 10_000, (this.opts.retryMinMs ?? 200) * 2 ** Math.min(n - 1, 16));
   }
 
   private write(group: { session: WriterSession; batch: OperationSet }[]): void {
@@ -252,8 +256,7 @@ export class CollectionWriter {
         session.queue.unshift(batch);
         this.waiting.add(session);
       }
-      this.failures++;
-      const wait = Math.min(this.opts.retryMaxMs ?? 10_000, (this.opts.retryMinMs ?? 200) * 2 ** Math.min(this.failures - 1, 16));
+      const wait = this.retryDelay(++this.failures);
       this.log.error({ err: (err as Error).message, batches: group.length, attempt: this.failures, retry_in_ms: wait }, 'index transaction failed; retrying');
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;
