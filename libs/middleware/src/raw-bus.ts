@@ -1,5 +1,5 @@
 import type { Msg, NatsConnection, Status, Subscription } from '@nats-io/transport-node';
-import { leanSocketWrites, linePublisher, lineReceiver, type LinePublish, type MsgDelivery } from './pub-line';
+import { leanSocket, linePublisher, lineReceiver, type LinePublish, type MsgDelivery } from './pub-line';
 import { subjectToken } from './subjects';
 
 export interface RawMessage {
@@ -82,7 +82,7 @@ export class RawBus {
   constructor(private readonly nc: NatsConnection) {
     this.pub = linePublisher(nc);
     this.markLean = lineReceiver(nc);
-    leanSocketWrites(nc);
+    leanSocket(nc);
   }
 
   static subject(...parts: string[]): string {

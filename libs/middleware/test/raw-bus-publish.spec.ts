@@ -1,7 +1,7 @@
 import { NatsServer } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Middleware, RawBus } from '../src';
-import { hasLeanSocketWrites, hasLinePublish } from '../src/pub-line';
+import { hasLeanSocket, hasLinePublish } from '../src/pub-line';
 
 /** RawBus.publish writes its own PUB lines (see pub-line.ts): what arrives must be what nats.js would have sent. */
 describe('raw bus publish (PUB line written by RawBus)', () => {
@@ -101,13 +101,13 @@ describe('raw bus publish (PUB line written by RawBus)', () => {
     expect(() => c.bus.publish('esp.raw.test.closed', new Uint8Array(1))).toThrow(/closed/i);
   });
 
-  it('socket writes - the installed nats.js has what the lean writes need (an upgrade that drops it fails here, not silently)', () => {
-    expect(hasLeanSocketWrites(b.nc)).toBe(true);
+  it('socket - the installed nats.js has what the lean socket writes and reads need (an upgrade that drops it fails here, not silently)', () => {
+    expect(hasLeanSocket(b.nc)).toBe(true);
     const transport = (b.nc as unknown as { protocol: { transport: { send: unknown; constructor: { prototype: { send: unknown } } } } }).protocol.transport;
     expect(transport.send).not.toBe(transport.constructor.prototype.send);
   });
 
-  it('socket writes - a socket destroyed under the connection: publishing does not throw, and after the reconnect (a new transport, written the same way) messages flow again', async () => {
+  it('socket - a socket destroyed under the connection: publishing does not throw, and after the reconnect (a new transport, written and read the same way) messages flow both ways again', async () => {
     const c = await Middleware.connect({ name: 'pub-d', servers: ns.url });
     const subject = RawBus.subject('test', 'lean-writes');
     const got: string[] = [];

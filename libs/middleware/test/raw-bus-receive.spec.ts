@@ -84,11 +84,58 @@ describe('raw bus receive (MSG lines read by RawBus)', () => {
     await stop();
   });
 
-  it('receive - after a reconnect the new connection is read by RawBus too', async () => {
+  /** nats.js's transport under a connection: its read queue and the promise its reading loop waits on. */
+  function transportOf(m: Middleware): { signal: unknown; yields: unknown[] } {
+    return (m.nc as unknown as { protocol: { transport: { signal: unknown; yields: unknown[] } } }).protocol.transport;
+  }
+
+  it('receive - reads go to the parser without the async iteration of nats.js (its loop never wakes: no new promise, nothing queued)', async () => {
+    const subject = RawBus.subject('test', 'direct-read');
+    const t = transportOf(a);
+    const signal = t.signal;
+    const seen: string[] = [];
+    const stop = await a.bus.subscribe(subject, (m) => seen.push(td.decode(m.data)));
+    for (const x of ['1', '2', '3']) {
+      b.bus.publish(subject, te.encode(x));
+      await b.bus.flush();
+      for (let w = 0; w < 100 && !seen.includes(x); w++) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(seen).toEqual(['1', '2', '3']);
+    expect(t.signal).toBe(signal);
+    expect(t.yields).toEqual([]);
+    await stop();
+  });
+
+  it('receive - a read that cannot be parsed ends reading as nats.js does ("reader closed"), nothing thrown out of the data event', async () => {
+    const c = await Middleware.connect({ name: 'recv-c', servers: ns.url });
+    const socket = (c.nc as unknown as { protocol: { transport: { socket: { emit(e: 'data', b: Uint8Array): boolean; destroy(): void } } } }).protocol.transport.socket;
+    const logged: unknown[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => logged.push(args[0]);
+    try {
+      expect(() => socket.emit('data', Buffer.from('GARBAGE\r\n'))).not.toThrow();
+      expect(() => socket.emit('data', Buffer.from('MSG a 1 1\r\nx\r\n'))).not.toThrow();
+      await new Promise((r) => setTimeout(r, 0));
+    } finally {
+      console.log = log;
+    }
+    expect(logged).toEqual(['reader closed']);
+    // nothing is read any more (a close would wait for the server's answer to its flush): drop the socket under it
+    socket.destroy();
+    await Promise.race([c.close().catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
+  });
+
+  it('receive - after a reconnect the new connection is read by RawBus too, without the async iteration', async () => {
     const subject = RawBus.subject('test', 'msg-line-reconnect');
     const got: boolean[] = [];
     const stop = await a.bus.subscribe(subject, (m) => got.push(readByRawBus(m)));
+    const before = transportOf(a);
+    const reconnected = new Promise<void>((resolve) => a.bus.onConnectionChange((ch) => ch === 'reconnect' && resolve()));
     await a.nc.reconnect();
+    await reconnected;
+    const t = transportOf(a);
+    expect(t).not.toBe(before);
+    const signal = t.signal;
     for (let t = 0; t < 200; t++) {
       b.bus.publish(subject, te.encode('after'));
       await b.bus.flush();
@@ -97,6 +144,7 @@ describe('raw bus receive (MSG lines read by RawBus)', () => {
     }
     expect(got.length).toBeGreaterThan(0);
     expect(got.every(Boolean)).toBe(true);
+    expect(t.signal).toBe(signal);
     await stop();
   });
 });
