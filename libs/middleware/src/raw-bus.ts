@@ -1,5 +1,5 @@
 import type { Msg, NatsConnection, Status, Subscription } from '@nats-io/transport-node';
-import { linePublisher, type LinePublish } from './pub-line';
+import { leanSocket, linePublisher, lineReceiver, type LinePublish, type MsgDelivery } from './pub-line';
 import { subjectToken } from './subjects';
 
 export interface RawMessage {
@@ -34,15 +34,55 @@ class NatsRawMessage implements RawMessage {
   }
 }
 
+const utf8d = new TextDecoder();
+
+/**
+ * A RawMessage read by the lean receive path (pub-line.ts): views on the chunk nats.js read from the socket, as
+ * nats.js's own messages are. The subject is decoded when first read, the reply subject at once (as NatsRawMessage).
+ */
+class LineRawMessage implements RawMessage {
+  readonly data: Uint8Array;
+  readonly reply: string | undefined;
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly chunk: Uint8Array,
+    private readonly subjectStart: number,
+    private readonly subjectEnd: number,
+    replyStart: number,
+    replyEnd: number,
+    dataStart: number,
+    size: number,
+  ) {
+    this.data = chunk.subarray(dataStart, dataStart + size);
+    this.reply = replyEnd > replyStart ? utf8d.decode(chunk.subarray(replyStart, replyEnd)) : undefined;
+  }
+  get subject(): string {
+    return utf8d.decode(this.chunk.subarray(this.subjectStart, this.subjectEnd));
+  }
+  respond(data: Uint8Array): boolean {
+    if (!this.reply) return false;
+    this.nc.publish(this.reply, data);
+    return true;
+  }
+}
+
+/** True when `m` came through the lean receive path (tests). */
+export function readByRawBus(m: RawMessage): boolean {
+  return m instanceof LineRawMessage;
+}
+
 /**
  * Plain subjects and bytes, for protocols that keep their own frames on the bus (PPP) and for baselines in
  * benchmarks. Subjects are namespaced under esp.raw.<name> so they never collide with server objects.
  */
 export class RawBus {
   private readonly pub: LinePublish;
+  private readonly markLean: ((sub: Subscription, deliver: MsgDelivery) => void) | undefined;
 
   constructor(private readonly nc: NatsConnection) {
     this.pub = linePublisher(nc);
+    this.markLean = lineReceiver(nc);
+    leanSocket(nc);
   }
 
   static subject(...parts: string[]): string {
@@ -71,7 +111,11 @@ export class RawBus {
     return m.data;
   }
 
-  /** Calls handler for every message; returns a function that drains and stops the subscription. */
+  /**
+   * Calls handler for every message; returns a function that drains and stops the subscription. Messages are read by
+   * RawBus's own `MSG` line parser (pub-line.ts) where nats.js allows it, by nats.js otherwise; same messages, same
+   * order, same RawMessage.
+   */
   async subscribe(subject: string, handler: (m: RawMessage) => void, opts: { queue?: string } = {}): Promise<() => Promise<void>> {
     const sub: Subscription = this.nc.subscribe(subject, {
       ...(opts.queue ? { queue: opts.queue } : {}),
@@ -80,6 +124,8 @@ export class RawBus {
         handler(new NatsRawMessage(msg));
       },
     });
+    const nc = this.nc;
+    this.markLean?.(sub, (chunk, s0, s1, rs, re, start, size) => handler(new LineRawMessage(nc, chunk, s0, s1, rs, re, start, size)));
     await this.nc.flush();
     return async () => {
       if (!sub.isClosed()) await sub.drain();

@@ -1,7 +1,7 @@
 import { NatsServer } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Middleware, RawBus } from '../src';
-import { hasLinePublish } from '../src/pub-line';
+import { hasLeanSocket, hasLinePublish } from '../src/pub-line';
 
 /** RawBus.publish writes its own PUB lines (see pub-line.ts): what arrives must be what nats.js would have sent. */
 describe('raw bus publish (PUB line written by RawBus)', () => {
@@ -99,5 +99,36 @@ describe('raw bus publish (PUB line written by RawBus)', () => {
     const c = await Middleware.connect({ name: 'pub-c', servers: ns.url });
     await c.close();
     expect(() => c.bus.publish('esp.raw.test.closed', new Uint8Array(1))).toThrow(/closed/i);
+  });
+
+  it('socket - the installed nats.js has what the lean socket writes and reads need (an upgrade that drops it fails here, not silently)', () => {
+    expect(hasLeanSocket(b.nc)).toBe(true);
+    const transport = (b.nc as unknown as { protocol: { transport: { send: unknown; constructor: { prototype: { send: unknown } } } } }).protocol.transport;
+    expect(transport.send).not.toBe(transport.constructor.prototype.send);
+  });
+
+  it('socket - a socket destroyed under the connection: publishing does not throw, and after the reconnect (a new transport, written and read the same way) messages flow both ways again', async () => {
+    const c = await Middleware.connect({ name: 'pub-d', servers: ns.url });
+    const subject = RawBus.subject('test', 'lean-writes');
+    const got: string[] = [];
+    const stop = await a.bus.subscribe(subject, (m) => got.push(new TextDecoder().decode(m.data)));
+    const proto = (c.nc as unknown as { protocol: { transport: { socket: { destroy(): void }; send: unknown; constructor: { prototype: { send: unknown } } } } }).protocol;
+    const first = proto.transport;
+    const reconnected = new Promise<void>((resolve) => c.bus.onConnectionChange((ch) => ch === 'reconnect' && resolve()));
+    first.socket.destroy();
+    // before nats.js has seen the close: the write goes to a destroyed socket, which must not throw or crash
+    expect(() => c.bus.publish(subject, new TextEncoder().encode('lost'))).not.toThrow();
+    await new Promise((r) => setTimeout(r, 0));
+    await reconnected;
+    expect(proto.transport).not.toBe(first);
+    expect(proto.transport.send).not.toBe(proto.transport.constructor.prototype.send);
+    for (let t = 0; t < 200 && !got.includes('after'); t++) {
+      c.bus.publish(subject, new TextEncoder().encode('after'));
+      await c.bus.flush();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(got).toContain('after');
+    await stop();
+    await c.close();
   });
 });
