@@ -1,4 +1,5 @@
 import { Kind, Parser } from '@nats-io/nats-core/internal';
+import fc from 'fast-check';
 import { NatsServer } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Middleware, RawBus, type RawMessage } from '../src';
@@ -232,5 +233,96 @@ describe('parseMsgLines (in front of nats.js parser)', () => {
       // stops at once: the message is not taken (nats.js's parser gets it, and fails on it as before)
       expect(parseMsgLines(target, bytes)).toBe(0);
     }
+  });
+
+  it('parseMsgLines (fuzzed) - any bytes: never throws, stops within the input, takes only whole MSG lines it delivers', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.boolean(), (bytes, prefix) => {
+        const input = prefix ? Buffer.concat([te.encode('MSG a.b 1 2\r\n'), bytes]) : bytes;
+        let delivered = 0;
+        const target: MsgLineTarget = { inMsgs: 0, inBytes: 0, subscriptions: { sidCounter: 1, get: () => undefined }, processMsg: () => void delivered++ };
+        const i = parseMsgLines(target, input);
+        expect(i).toBeGreaterThanOrEqual(0);
+        expect(i).toBeLessThanOrEqual(input.length);
+        // nothing taken without being delivered, and what was taken ends a message (CRLF)
+        if (i > 0) {
+          expect(delivered).toBeGreaterThan(0);
+          expect([input[i - 2], input[i - 1]]).toEqual([13, 10]);
+        } else expect(delivered).toBe(0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('parseMsgLines (fuzzed) - streams of MSG, HMSG, PING and +OK lines: the same deliveries as nats.js alone, however cut', () => {
+    const token = fc.stringMatching(/^[a-z0-9_-]{1,8}(\.[a-z0-9_-]{1,8}){0,3}$/);
+    const item = fc.oneof(
+      fc.record({ kind: fc.constant('msg' as const), subject: token, sid: fc.constantFrom(1, 2, 9), reply: fc.option(token, { nil: undefined }), data: fc.uint8Array({ maxLength: 200 }) }),
+      fc.record({ kind: fc.constantFrom('ping' as const, 'ok' as const, 'hmsg' as const) }),
+    );
+    const bytesOf = (it: { kind: string; subject?: string; sid?: number; reply?: string; data?: Uint8Array }): Uint8Array =>
+      it.kind === 'msg'
+        ? msg(it.subject as string, it.sid as number, it.reply, it.data as Uint8Array)
+        : it.kind === 'ping'
+          ? te.encode('PING\r\n')
+          : it.kind === 'ok'
+            ? te.encode('+OK\r\n')
+            : te.encode('HMSG a.b 1 12 14\r\nNATS/1.0\r\n\r\nhi\r\n');
+    /** nats.js's parser alone, with ProtocolHandler.push's dispatch: what it delivers, as text. */
+    const natsAlone = (stream: Uint8Array): string[] => {
+      const seen: string[] = [];
+      const parser = new Parser({
+        push: (e: { kind: number; msg?: { sid: number; subject: Uint8Array; reply?: Uint8Array; hdr: number }; data?: Uint8Array }) => {
+          if (e.kind === Kind.MSG && e.msg && (e.msg.sid === 1 || e.msg.sid === 2)) {
+            const body = e.msg.hdr > 0 ? (e.data as Uint8Array).subarray(e.msg.hdr) : (e.data as Uint8Array);
+            seen.push(`${e.msg.sid} ${td.decode(e.msg.subject)} ${e.msg.reply ? td.decode(e.msg.reply) : '-'} ${Buffer.from(body).toString('hex')}`);
+          } else if (e.kind === Kind.PING) seen.push('PING');
+        },
+      } as unknown as ConstructorParameters<typeof Parser>[0]);
+      parser.parse(stream);
+      return seen;
+    };
+    /** The same parser with parseMsgLines in front (sid 1 marked for the lean path), fed the stream in pieces. */
+    const withLines = (pieces: Uint8Array[]): string[] => {
+      const seen: string[] = [];
+      const lean = { received: 0, unsubscribe: () => undefined };
+      deliverTo(lean, (chunk, s0, s1, rs, re, start, size) => {
+        seen.push(`1 ${td.decode(chunk.subarray(s0, s1))} ${re > rs ? td.decode(chunk.subarray(rs, re)) : '-'} ${Buffer.from(chunk.subarray(start, start + size)).toString('hex')}`);
+      });
+      const other = { received: 0, unsubscribe: () => undefined };
+      const target: MsgLineTarget = {
+        inMsgs: 0,
+        inBytes: 0,
+        subscriptions: { sidCounter: 2, get: (sid) => (sid === 1 ? lean : sid === 2 ? other : undefined) },
+        processMsg(m, data) {
+          if (m.sid !== 1 && m.sid !== 2) return;
+          const body = m.hdr > 0 ? data.subarray(m.hdr) : data;
+          seen.push(`${m.sid} ${td.decode(m.subject)} ${m.reply ? td.decode(m.reply) : '-'} ${Buffer.from(body).toString('hex')}`);
+        },
+      };
+      const parser = new Parser({
+        push: (e: { kind: number; msg?: unknown; data?: Uint8Array }) => {
+          if (e.kind === Kind.MSG) target.processMsg(e.msg as Parameters<MsgLineTarget['processMsg']>[0], e.data as Uint8Array);
+          else if (e.kind === Kind.PING) seen.push('PING');
+        },
+      } as unknown as ConstructorParameters<typeof Parser>[0]);
+      patchParser(target, parser as unknown as Parameters<typeof patchParser>[1]);
+      for (const piece of pieces) parser.parse(piece);
+      return seen;
+    };
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 4 }), (items, cutSeeds) => {
+        const stream = Buffer.concat(items.map(bytesOf));
+        const cuts = [...new Set(cutSeeds.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+        const pieces: Uint8Array[] = [];
+        let from = 0;
+        for (const c of [...cuts, stream.length]) {
+          pieces.push(stream.subarray(from, c));
+          from = c;
+        }
+        expect(withLines(pieces)).toEqual(natsAlone(stream));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
