@@ -170,11 +170,15 @@ describe('parseMsgLines (in front of nats.js parser)', () => {
   const stream = Buffer.concat(items.map((i) => i.bytes));
   const expected = items.flatMap((i) => (i.expect === undefined ? [] : [i.expect]));
 
-  function pipeline(): { parse: (b: Uint8Array) => void; seen: string[]; target: MsgLineTarget } {
+  /**
+   * nats.js's parser with the dispatch of ProtocolHandler.push, sid 1 marked for the lean path; `show` renders a
+   * payload, `lines: false` leaves parseMsgLines out (nats.js alone).
+   */
+  function pipeline(show: (b: Uint8Array) => string = (b) => td.decode(b), lines = true): { parse: (b: Uint8Array) => void; seen: string[]; target: MsgLineTarget } {
     const seen: string[] = [];
     const lean = { received: 0, unsubscribe: () => undefined };
     deliverTo(lean, (chunk, s0, s1, rs, re, start, size) => {
-      seen.push(`lean 1 ${td.decode(chunk.subarray(s0, s1))} ${re > rs ? td.decode(chunk.subarray(rs, re)) : '-'} ${td.decode(chunk.subarray(start, start + size))}`);
+      seen.push(`lean 1 ${td.decode(chunk.subarray(s0, s1))} ${re > rs ? td.decode(chunk.subarray(rs, re)) : '-'} ${show(chunk.subarray(start, start + size))}`);
     });
     const other = { received: 0, unsubscribe: () => undefined };
     const target: MsgLineTarget = {
@@ -186,7 +190,7 @@ describe('parseMsgLines (in front of nats.js parser)', () => {
         this.inBytes += data.length;
         if (m.sid === 1 || m.sid === 2) {
           const body = m.hdr > 0 ? data.subarray(m.hdr) : data;
-          seen.push(`nats ${m.sid} ${td.decode(m.subject)} ${m.reply ? td.decode(m.reply) : '-'} ${td.decode(body)}`);
+          seen.push(`nats ${m.sid} ${td.decode(m.subject)} ${m.reply ? td.decode(m.reply) : '-'} ${show(body)}`);
         }
       },
     };
@@ -197,7 +201,7 @@ describe('parseMsgLines (in front of nats.js parser)', () => {
         else if (e.kind === Kind.PING) seen.push('PING');
       },
     } as unknown as ConstructorParameters<typeof Parser>[0]);
-    patchParser(target, parser as unknown as Parameters<typeof patchParser>[1]);
+    if (lines) patchParser(target, parser as unknown as Parameters<typeof patchParser>[1]);
     return { parse: (b) => parser.parse(b), seen, target };
   }
 
@@ -268,48 +272,8 @@ describe('parseMsgLines (in front of nats.js parser)', () => {
           : it.kind === 'ok'
             ? te.encode('+OK\r\n')
             : te.encode('HMSG a.b 1 12 14\r\nNATS/1.0\r\n\r\nhi\r\n');
-    /** nats.js's parser alone, with ProtocolHandler.push's dispatch: what it delivers, as text. */
-    const natsAlone = (stream: Uint8Array): string[] => {
-      const seen: string[] = [];
-      const parser = new Parser({
-        push: (e: { kind: number; msg?: { sid: number; subject: Uint8Array; reply?: Uint8Array; hdr: number }; data?: Uint8Array }) => {
-          if (e.kind === Kind.MSG && e.msg && (e.msg.sid === 1 || e.msg.sid === 2)) {
-            const body = e.msg.hdr > 0 ? (e.data as Uint8Array).subarray(e.msg.hdr) : (e.data as Uint8Array);
-            seen.push(`${e.msg.sid} ${td.decode(e.msg.subject)} ${e.msg.reply ? td.decode(e.msg.reply) : '-'} ${Buffer.from(body).toString('hex')}`);
-          } else if (e.kind === Kind.PING) seen.push('PING');
-        },
-      } as unknown as ConstructorParameters<typeof Parser>[0]);
-      parser.parse(stream);
-      return seen;
-    };
-    /** The same parser with parseMsgLines in front (sid 1 marked for the lean path), fed the stream in pieces. */
-    const withLines = (pieces: Uint8Array[]): string[] => {
-      const seen: string[] = [];
-      const lean = { received: 0, unsubscribe: () => undefined };
-      deliverTo(lean, (chunk, s0, s1, rs, re, start, size) => {
-        seen.push(`1 ${td.decode(chunk.subarray(s0, s1))} ${re > rs ? td.decode(chunk.subarray(rs, re)) : '-'} ${Buffer.from(chunk.subarray(start, start + size)).toString('hex')}`);
-      });
-      const other = { received: 0, unsubscribe: () => undefined };
-      const target: MsgLineTarget = {
-        inMsgs: 0,
-        inBytes: 0,
-        subscriptions: { sidCounter: 2, get: (sid) => (sid === 1 ? lean : sid === 2 ? other : undefined) },
-        processMsg(m, data) {
-          if (m.sid !== 1 && m.sid !== 2) return;
-          const body = m.hdr > 0 ? data.subarray(m.hdr) : data;
-          seen.push(`${m.sid} ${td.decode(m.subject)} ${m.reply ? td.decode(m.reply) : '-'} ${Buffer.from(body).toString('hex')}`);
-        },
-      };
-      const parser = new Parser({
-        push: (e: { kind: number; msg?: unknown; data?: Uint8Array }) => {
-          if (e.kind === Kind.MSG) target.processMsg(e.msg as Parameters<MsgLineTarget['processMsg']>[0], e.data as Uint8Array);
-          else if (e.kind === Kind.PING) seen.push('PING');
-        },
-      } as unknown as ConstructorParameters<typeof Parser>[0]);
-      patchParser(target, parser as unknown as Parameters<typeof patchParser>[1]);
-      for (const piece of pieces) parser.parse(piece);
-      return seen;
-    };
+    const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+    const what = (seen: string[]): string[] => seen.map((x) => x.replace(/^(lean|nats) /, ''));
     fc.assert(
       fc.property(fc.array(item, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 4 }), (items, cutSeeds) => {
         const stream = Buffer.concat(items.map(bytesOf));
@@ -320,7 +284,11 @@ describe('parseMsgLines (in front of nats.js parser)', () => {
           pieces.push(stream.subarray(from, c));
           from = c;
         }
-        expect(withLines(pieces)).toEqual(natsAlone(stream));
+        const withLines = pipeline(hex);
+        for (const piece of pieces) withLines.parse(piece);
+        const natsAlone = pipeline(hex, false);
+        natsAlone.parse(stream);
+        expect(what(withLines.seen)).toEqual(what(natsAlone.seen));
       }),
       { numRuns: 500 },
     );
