@@ -212,12 +212,10 @@ export class CollectionWriter {
     } catch (err) {
       // nothing of it happened: the entries stay owed, their statuses held
       for (const o of owed) for (const e of o.entries) e.held = true;
-      const wait = this.retryDelay(++this.indexFailures);
-      this.log.error({ err: (err as Error).message, batches: owed.length, attempt: this.indexFailures, retry_in_ms: wait }, 'full-text transaction failed; retrying');
-      this.indexTimer = setTimeout(() => {
+      this.indexTimer = this.retryLater(err, owed.length, ++this.indexFailures, 'full-text transaction failed; retrying', () => {
         this.indexTimer = undefined;
         this.scheduleIndex();
-      }, wait);
+      });
       return;
     }
     this.owed = [];
@@ -229,9 +227,11 @@ export class CollectionWriter {
     this.wakeIdle();
   }
 
-  /** Backoff after the n-th failure in a row of a transaction (either phase). */
-  private retryDelay(n: number): number {
-    return Math.min(this.opts.retryMaxMs ?? 10_000, (this.opts.retryMinMs ?? 200) * 2 ** Math.min(n - 1, 16));
+  /** Logs a failed transaction (either phase) and runs `again` after the backoff of its n-th failure in a row. */
+  private retryLater(err: unknown, batches: number, attempt: number, what: string, again: () => void): NodeJS.Timeout {
+    const wait = Math.min(this.opts.retryMaxMs ?? 10_000, (this.opts.retryMinMs ?? 200) * 2 ** Math.min(attempt - 1, 16));
+    this.log.error({ err: (err as Error).message, batches, attempt, retry_in_ms: wait }, what);
+    return setTimeout(again, wait);
   }
 
   private write(group: { session: WriterSession; batch: OperationSet }[]): void {
@@ -256,12 +256,10 @@ export class CollectionWriter {
         session.queue.unshift(batch);
         this.waiting.add(session);
       }
-      const wait = this.retryDelay(++this.failures);
-      this.log.error({ err: (err as Error).message, batches: group.length, attempt: this.failures, retry_in_ms: wait }, 'index transaction failed; retrying');
-      this.retryTimer = setTimeout(() => {
+      this.retryTimer = this.retryLater(err, group.length, ++this.failures, 'index transaction failed; retrying', () => {
         this.retryTimer = undefined;
         this.schedule();
-      }, wait);
+      });
       return;
     }
     this.failures = 0;

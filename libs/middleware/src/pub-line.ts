@@ -276,6 +276,23 @@ export function patchParser(proto: MsgLineTarget, parser: ParserInternals & { [P
 
 const receiving = new WeakSet<object>();
 
+/**
+ * Replaces `obj[key]` (a plain data property of nats.js's ProtocolHandler) with an accessor that keeps the same value
+ * and calls `patch` with each new one nats.js sets (it makes a new parser and transport per connection attempt).
+ */
+function onEachNew<O extends object, K extends keyof O>(obj: O, key: K, patch: (value: O[K]) => void): void {
+  let value = obj[key];
+  Object.defineProperty(obj, key, {
+    configurable: true,
+    enumerable: true,
+    get: () => value,
+    set: (v: O[K]) => {
+      value = v;
+      patch(v);
+    },
+  });
+}
+
 function protocolRecv(nc: NatsConnection): ProtocolRecv | undefined {
   const p = (nc as unknown as { protocol?: Partial<ProtocolRecv> }).protocol;
   if (!p || typeof p.processMsg !== 'function' || typeof p.inMsgs !== 'number' || typeof p.inBytes !== 'number') return undefined;
@@ -306,18 +323,9 @@ export function lineReceiver(nc: NatsConnection): ((sub: Subscription, deliver: 
   if (!proto) return undefined;
   if (!receiving.has(proto)) {
     receiving.add(proto);
-    let parser = proto.parser;
-    patchParser(proto, parser);
+    patchParser(proto, proto.parser);
     // nats.js makes a new parser for each connection attempt (ProtocolHandler.prepare / resetOutbound)
-    Object.defineProperty(proto, 'parser', {
-      configurable: true,
-      enumerable: true,
-      get: () => parser,
-      set: (p: ParserInternals) => {
-        parser = p;
-        patchParser(proto, p);
-      },
-    });
+    onEachNew(proto, 'parser', (p) => patchParser(proto, p));
   }
   return deliverTo;
 }
@@ -430,19 +438,11 @@ export function leanSocket(nc: NatsConnection): boolean {
   const p = (nc as unknown as { protocol: { parser: ParserInternals; transport: TransportInternals } }).protocol;
   if (socketing.has(p)) return true;
   socketing.add(p);
-  let transport = p.transport;
+  const transport = p.transport;
   // the transport in use is connected: its data handler is set up already
   transport[LEAN] = true;
   leanSend(transport);
   swapDataHandler(p, transport);
-  Object.defineProperty(p, 'transport', {
-    configurable: true,
-    enumerable: true,
-    get: () => transport,
-    set: (t: TransportInternals) => {
-      transport = t;
-      leanTransport(p, t);
-    },
-  });
+  onEachNew(p, 'transport', (t) => leanTransport(p, t));
   return true;
 }
