@@ -65,16 +65,17 @@ export class SessionStore {
     return this.o.node.homeOf(hashKey(sessionArtifactId(sessionId)));
   }
 
-  /**
-   * Writes the session's current state (`state()` is read when the write starts) and resolves once the buddy holds
-   * it. Throws SystemResourceError (retryable) when SSR could not take it or the buddy did not acknowledge.
-   */
   private writesOf(id: number): SessionWrites {
     let w = this.writes.get(id);
     if (!w) this.writes.set(id, (w = { chain: Promise.resolve(), queued: undefined, retired: [], armed: false }));
     return w;
   }
 
+  /**
+   * Writes the session's own artifact as it is now (`state()` is read when the write starts), resolves once the buddy
+   * holds it, and then removes the children retired before it started. Throws SystemResourceError (retryable) when
+   * SSR could not take it or the buddy did not acknowledge.
+   */
   save(id: number, state: () => SessionArtifact): Promise<void> {
     const entry = this.writesOf(id);
     if (entry.queued) return entry.queued;
