@@ -56,6 +56,8 @@ export function rememberEncodedForm(entity: CheetahEntity, payload: Uint8Array, 
  * so encodes it while it waits, not after. Don't change the entity afterwards (as with kept forms).
  */
 export function encodeAhead(entity: CheetahEntity, encode: (e: CheetahEntity) => Uint8Array): void {
+  // kept already (decoded with its form, or encoded ahead before): those are its bytes
+  if ((entity as WithForm)[form]) return;
   // a copy of exactly its size: the encoder's result is a view into a larger buffer it shares between values
   const whole = new Uint8Array(encode(entity));
   Object.defineProperty(entity, form, { value: whole, enumerable: false, writable: false, configurable: false });
