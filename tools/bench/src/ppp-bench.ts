@@ -16,6 +16,13 @@
  * the same comparison is made with each worker count of --table (fewer rounds each) and printed as a table: RFC 6
  * gives a PPP worker one request at a time, so the worker count sets how many requests one write between the queue
  * and its workers can carry; the table shows how the ratio depends on it. The headline stays at --workers.
+ *
+ * Each round also measures the same path with no protocol at all (the "forward-only queue", informative, not the
+ * baseline): the same processes, payload, worker count and requests in flight, a queue that only forwards the bytes
+ * (a list of free workers, a line of waiting requests, nothing else: no frames, no identities, no heartbeats, no
+ * expiry) to workers that echo them at once. It is the ceiling of any queue with one request per worker and both
+ * hops through nats-server on this machine: `forward_vs_raw` says how far below raw that topology alone stays, and
+ * `ppp_vs_forward` how much of the ceiling the PPP queue keeps. --no-forward leaves it out.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -36,6 +43,7 @@ const { values } = parseArgs({
     table: { type: 'string', default: '16,64' },
     'table-rounds': { type: 'string', default: '3' },
     'raw-inbox': { type: 'boolean', default: false },
+    'no-forward': { type: 'boolean', default: false },
     role: { type: 'string', default: 'bench' },
     nats: { type: 'string', default: '' },
   },
@@ -55,15 +63,18 @@ const TABLE_ROUNDS = Number(values['table-rounds']);
  * PppClient talks to its queue, instead of a nats.js `request` per call (which arms a timer and builds three Errors).
  */
 const RAW_INBOX = values['raw-inbox'] === true;
+/** The forward-only queue (see the header) measured in each round; --no-forward leaves it out. */
+const FORWARD = values['no-forward'] !== true;
 
 // a realistic small request: a document id and a 200-byte body
 const PAYLOAD = new TextEncoder().encode(`http://example.com/news/2026/11/22/article-000123.html ${'x'.repeat(200)}`);
 
 /** Failed requests by kind, with the first message of each (a failure is counted and reported, not fatal). */
-const failures = { raw: 0, ppp: 0, 'raw-inbox': 0, first: new Map<string, string>() };
+const failures = { raw: 0, ppp: 0, 'raw-inbox': 0, forward: 0, first: new Map<string, string>() };
+type Kind = 'raw' | 'ppp' | 'raw-inbox' | 'forward';
 
 /** Requests answered per second with `inflight` callers; a failed request counts as not answered. */
-async function throughput(kind: 'raw' | 'ppp' | 'raw-inbox', call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
+async function throughput(kind: Kind, call: () => Promise<unknown>, n: number, inflight: number): Promise<number> {
   let next = 0;
   let ok = 0;
   const t0 = performance.now();
@@ -207,12 +218,19 @@ async function detection(bus: RawBus): Promise<number[]> {
 const RAW_SUBJECT = RawBus.subject('bench', 'ppp-raw');
 /** The queue child answers here with its machine's stats (after the rounds: every worker idle, nothing pending). */
 const STATS_SUBJECT = RawBus.subject('bench', 'ppp-queue-stats');
+/** The forward-only queue: clients send to its front, worker i listens on forwardWorker(i) and answers on its back. */
+const FORWARD_FRONT = RawBus.subject('bench', 'ppp-forward', 'front');
+const FORWARD_BACK = RawBus.subject('bench', 'ppp-forward', 'back');
+const forwardWorker = (i: number): string => RawBus.subject('bench', 'ppp-forward', 'worker', String(i));
 
 /** Child role: WORKERS raw queue-group responders and WORKERS PPP workers, all echoing. */
 async function serveWorkers(): Promise<void> {
   const mw = await Middleware.connect({ name: 'bench-workers', servers: values.nats });
   for (let i = 0; i < WORKERS; i++) {
     await mw.bus.subscribe(RAW_SUBJECT, (m) => m.respond(m.data), { queue: 'bench-raw' });
+    // the forward-only worker: echoes at once, its index as the reply subject (all the queue needs to know)
+    const index = String(i);
+    if (FORWARD) await mw.bus.subscribe(forwardWorker(i), (m) => mw.bus.publish(FORWARD_BACK, m.data, { reply: index }));
     await PppWorker.start(mw.bus, (c) => c, {
       service: 'bench',
       id: `bench-${i}`,
@@ -238,7 +256,40 @@ async function serveQueue(): Promise<void> {
     },
   });
   await mw.bus.subscribe(STATS_SUBJECT, (m) => m.respond(new TextEncoder().encode(JSON.stringify(queue.machine.stats))));
+  if (FORWARD) await serveForwardQueue(mw.bus);
   console.log(JSON.stringify({ msg: 'ready' }));
+}
+
+/**
+ * The forward-only queue (see the header): free workers in a list, waiting requests in a line, each worker's client
+ * reply subject while it holds a request. Nothing else: the least any queue with one request per worker must do.
+ */
+async function serveForwardQueue(bus: RawBus): Promise<void> {
+  const free = Array.from({ length: WORKERS }, (_, i) => i);
+  const waiting: { data: Uint8Array; reply: string }[] = [];
+  const held: (string | undefined)[] = [];
+  const dispatch = (): void => {
+    while (free.length > 0 && waiting.length > 0) {
+      const w = free.shift() as number;
+      const r = waiting.shift() as { data: Uint8Array; reply: string };
+      held[w] = r.reply;
+      bus.publish(forwardWorker(w), r.data);
+    }
+  };
+  await bus.subscribe(FORWARD_FRONT, (m) => {
+    if (!m.reply) return;
+    waiting.push({ data: m.data, reply: m.reply });
+    dispatch();
+  });
+  await bus.subscribe(FORWARD_BACK, (m) => {
+    const w = Number(m.reply);
+    const to = held[w];
+    if (to === undefined) return;
+    held[w] = undefined;
+    bus.publish(to, m.data);
+    free.push(w);
+    dispatch();
+  });
 }
 
 /** What the rounds of one configuration measured. */
@@ -258,16 +309,21 @@ interface Measured {
   /** --raw-inbox: the raw queue group through one reply subscription (not the baseline). */
   inboxTp: number[];
   inboxCpu: CpuAccount;
+  /** The forward-only queue (not the baseline): requests/s per round, and its ratio to raw in the same round. */
+  forwardTp: number[];
+  forwardRatios: number[];
+  forwardCpu: CpuAccount;
+  forwardFailed: number;
 }
 
 /**
  * --raw-inbox: request/reply to the raw queue group through one reply subscription and a Map, with no timer at all
  * (a lower bound for a client that keeps its own replies, as PppClient does).
  */
-async function inboxCaller(bus: RawBus, workers: number): Promise<{ call: () => Promise<Uint8Array>; stop: () => Promise<void> }> {
+async function inboxCaller(bus: RawBus, subject: string, tag: string): Promise<{ call: () => Promise<Uint8Array>; stop: () => Promise<void> }> {
   const waiting = new Map<number, (d: Uint8Array) => void>();
   let seq = 0;
-  const inbox = RawBus.subject('bench', 'ppp-raw-inbox', String(workers));
+  const inbox = RawBus.subject('bench', 'ppp-inbox', tag);
   const stop = await bus.subscribe(`${inbox}.*`, (m) => {
     const n = Number(m.subject.slice(inbox.length + 1));
     const resolve = waiting.get(n);
@@ -278,7 +334,7 @@ async function inboxCaller(bus: RawBus, workers: number): Promise<{ call: () => 
     new Promise((resolve) => {
       const n = ++seq;
       waiting.set(n, resolve);
-      bus.publish(RAW_SUBJECT, PAYLOAD, { reply: `${inbox}.${n}` });
+      bus.publish(subject, PAYLOAD, { reply: `${inbox}.${n}` });
     });
   return { call, stop };
 }
@@ -295,12 +351,15 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
     while (!queueProc.logs.some((l) => l['msg'] === 'workers')) await new Promise((r) => setTimeout(r, 10));
     const ppp = new PppClient(client.bus, { service: 'bench', timeoutMs: 5000, retries: 0 });
     const pppCall = (): Promise<Uint8Array[]> => ppp.request(PAYLOAD);
-    const inbox = RAW_INBOX ? await inboxCaller(client.bus, workers) : undefined;
+    const inbox = RAW_INBOX ? await inboxCaller(client.bus, RAW_SUBJECT, `raw-${workers}`) : undefined;
+    // the forward-only queue's client: one reply subscription and a Map, as PppClient keeps its requests
+    const forward = FORWARD ? await inboxCaller(client.bus, FORWARD_FRONT, `forward-${workers}`) : undefined;
 
     await throughput('raw', rawCall, 3000, INFLIGHT);
     if (inbox) await throughput('raw-inbox', inbox.call, 3000, INFLIGHT);
     await throughput('ppp', pppCall, 3000, INFLIGHT);
-    failures.raw = failures.ppp = failures['raw-inbox'] = 0;
+    if (forward) await throughput('forward', forward.call, 3000, INFLIGHT);
+    failures.raw = failures.ppp = failures['raw-inbox'] = failures.forward = 0;
     failures.first.clear();
     // what the children log from here on is reported at the end
     const startLogs = new Map([queueProc.logs, workersProc.logs].map((l) => [l, l.length]));
@@ -319,6 +378,10 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
       failed: failures,
       inboxTp: [],
       inboxCpu: new CpuAccount(pids),
+      forwardTp: [],
+      forwardRatios: [],
+      forwardCpu: new CpuAccount(pids),
+      forwardFailed: 0,
     };
     for (let r = 0; r < rounds; r++) {
       // a round is one raw and one PPP run back to back, in alternating order, so that load on the machine that
@@ -338,6 +401,12 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
       m.pppTp.push(b);
       m.ratios.push(b / a);
       if (inbox) m.inboxTp.push(await m.inboxCpu.measure(REQUESTS, () => throughput('raw-inbox', inbox.call, REQUESTS, INFLIGHT)));
+      if (forward) {
+        // after the pair, next to the PPP run in even rounds and to the raw run in odd ones
+        const f = await m.forwardCpu.measure(REQUESTS, () => throughput('forward', forward.call, REQUESTS, INFLIGHT));
+        m.forwardTp.push(f);
+        m.forwardRatios.push(f / a);
+      }
     }
     // what the queue and the workers said (they log at warn and above): workers declared dead, requests failed back
     const said = (logs: Record<string, unknown>[]): string => {
@@ -351,6 +420,8 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
     m.workersSaid = said(workersProc.logs);
     await ppp.close();
     await inbox?.stop();
+    await forward?.stop();
+    m.forwardFailed = failures.forward;
     m.failed = { raw: failures.raw, ppp: failures.ppp, first: new Map(failures.first) };
     return m;
   } finally {
@@ -387,19 +458,27 @@ async function main(): Promise<void> {
       console.log(`raw queue group through one reply subscription (not the baseline): ${fmt(median(head.inboxTp), 0)} requests/s; cpu: ${head.inboxCpu.summary()}`);
       console.log(`ppp_cpu_vs_raw_inbox=${fmt(head.inboxCpu.cpuPerRequest / pppCpu.cpuPerRequest)} (failed: ${failures['raw-inbox']})`);
     }
+    if (FORWARD) {
+      // informative only: the ceiling of the topology, not the baseline
+      const f = head.forwardTp;
+      console.log(`forward-only queue (not the baseline): ${fmt(median(f), 0)} requests/s   (rounds: ${f.map((x) => fmt(x, 0)).join(', ')}; failed: ${head.forwardFailed})`);
+      console.log(`cpu forward: ${head.forwardCpu.summary()}`);
+      console.log(`forward_vs_raw=${fmt(median(head.forwardRatios))} (per round: ${head.forwardRatios.map((x) => fmt(x)).join(', ')}) ppp_vs_forward=${fmt(median(pppTp.map((p, i) => p / (f[i] ?? NaN))))}`);
+    }
     console.log(`read/write syscalls per request, raw: ${rawCpu.syscallSummary()}`);
     console.log(`read/write syscalls per request, ppp: ${pppCpu.syscallSummary()}`);
+    if (FORWARD) console.log(`read/write syscalls per request, forward: ${head.forwardCpu.syscallSummary()}`);
     const firsts = [...headFailures.first].map(([k, msg]) => `${k}: ${msg}`).join('; ');
     console.log(`failed requests: raw ${headFailures.raw}, ppp ${headFailures.ppp}${firsts ? ` (first: ${firsts})` : ''}`);
     console.log(`during the rounds the queue logged ${head.queueSaid}; the workers logged ${head.workersSaid}; queue after the rounds: ${head.queueStats}`);
     if (table.length > 0) {
       // not the headline: the same comparison with other worker counts (same count on both sides), fewer rounds
       console.log(`by worker count (${INFLIGHT} in flight; headline row ${WORKERS} workers x ${ROUNDS} rounds, others ${TABLE_ROUNDS} rounds):`);
-      console.log('  workers | raw req/s | ppp req/s | ppp/raw | CPU us/req raw | CPU us/req ppp | ppp_cpu_vs_raw | syscalls/req raw | syscalls/req ppp | failed raw/ppp | queue/workers logged');
+      console.log('  workers | raw req/s | ppp req/s | ppp/raw | forward/raw | CPU us/req raw | CPU us/req ppp | ppp_cpu_vs_raw | syscalls/req raw | syscalls/req ppp | failed raw/ppp | queue/workers logged');
       for (const m of [head, ...table].sort((x, y) => x.workers - y.workers)) {
         const sys = (c: CpuAccount): string => fmt(c.syscallsPerRequest, 2);
         console.log(
-          `  ${String(m.workers).padStart(7)} | ${fmt(median(m.rawTp), 0).padStart(9)} | ${fmt(median(m.pppTp), 0).padStart(9)} | ${fmt(median(m.ratios)).padStart(7)} | ` +
+          `  ${String(m.workers).padStart(7)} | ${fmt(median(m.rawTp), 0).padStart(9)} | ${fmt(median(m.pppTp), 0).padStart(9)} | ${fmt(median(m.ratios)).padStart(7)} | ${fmt(median(m.forwardRatios)).padStart(11)} | ` +
             `${fmt(m.rawCpu.cpuPerRequest * 1e6, 1).padStart(14)} | ${fmt(m.pppCpu.cpuPerRequest * 1e6, 1).padStart(14)} | ` +
             `${fmt(m.rawCpu.cpuPerRequest / m.pppCpu.cpuPerRequest).padStart(14)} | ${sys(m.rawCpu).padStart(16)} | ${sys(m.pppCpu).padStart(16)} | ${`${m.failed.raw}/${m.failed.ppp}`.padStart(14)} | ${m.queueSaid} / ${m.workersSaid}`,
         );
