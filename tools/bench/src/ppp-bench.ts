@@ -9,7 +9,7 @@
  * started again with --role workers / --role queue); the client side runs here.
  *
  *   npm run bench:ppp [-- --requests 10000 --rounds 9 --workers 8 --inflight 64 --hb 1000 --liveness 3 --trials 3
- *                        --table 16,64 --table-rounds 3 --raw-inbox]
+ *                        --table 16,64 --table-rounds 3 --warmup 20000 --raw-inbox --no-forward]
  *
  * Last line: ppp_vs_raw=<median over rounds of PPP requests/s ÷ raw requests/s> at the headline configuration,
  * --workers (8) workers on each side and --inflight (64) requests in flight. Goal >= 0.6. After the headline rounds,
@@ -44,6 +44,7 @@ const { values } = parseArgs({
     'table-rounds': { type: 'string', default: '3' },
     'raw-inbox': { type: 'boolean', default: false },
     'no-forward': { type: 'boolean', default: false },
+    warmup: { type: 'string', default: '20000' },
     role: { type: 'string', default: 'bench' },
     nats: { type: 'string', default: '' },
   },
@@ -55,6 +56,12 @@ const INFLIGHT = Number(values.inflight);
 const HB = Number(values.hb);
 const LIVENESS = Number(values.liveness);
 const TRIALS = Number(values.trials);
+/**
+ * Requests of each kind sent before the rounds and not counted: the processes' code is compiled by V8's optimizing
+ * compiler and their heaps grown by then (with 3,000 the first PPP round still read 0.38–0.41 while the others read
+ * 0.47–0.64; the compiler runs on the same two cores).
+ */
+const WARMUP = Number(values.warmup);
 /** Extra worker counts measured after the headline configuration (same count on both sides), fewer rounds each. */
 const TABLE = (values.table ?? '').split(',').filter(Boolean).map(Number);
 const TABLE_ROUNDS = Number(values['table-rounds']);
@@ -355,10 +362,10 @@ async function measure(ns: NatsServer, client: Middleware, workers: number, roun
     // the forward-only queue's client: one reply subscription and a Map, as PppClient keeps its requests
     const forward = FORWARD ? await inboxCaller(client.bus, FORWARD_FRONT, `forward-${workers}`) : undefined;
 
-    await throughput('raw', rawCall, 3000, INFLIGHT);
-    if (inbox) await throughput('raw-inbox', inbox.call, 3000, INFLIGHT);
-    await throughput('ppp', pppCall, 3000, INFLIGHT);
-    if (forward) await throughput('forward', forward.call, 3000, INFLIGHT);
+    await throughput('raw', rawCall, WARMUP, INFLIGHT);
+    if (inbox) await throughput('raw-inbox', inbox.call, WARMUP, INFLIGHT);
+    await throughput('ppp', pppCall, WARMUP, INFLIGHT);
+    if (forward) await throughput('forward', forward.call, WARMUP, INFLIGHT);
     failures.raw = failures.ppp = failures['raw-inbox'] = failures.forward = 0;
     failures.first.clear();
     // what the children log from here on is reported at the end
