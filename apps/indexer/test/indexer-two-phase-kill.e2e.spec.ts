@@ -1,20 +1,19 @@
 /**
  * The indexer writes a batch in two transactions (collection-writer.ts): documents and statuses first (statuses held),
  * full-text entries and the release of the statuses second. Here the real process is SIGKILLed under load until a
- * kill lands between the two (the database left with documents owed to the full-text index), then restarted: every
- * operation still gets exactly one final, every document is searchable once, nothing stays owed.
+ * kill lands between the two (the database left with documents owed to the full-text index), then restarted: what was
+ * owed is searchable before anything new is written, every operation gets one distinct final, every document is found
+ * once, nothing stays owed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { OperationState } from '@esp/codecs';
 import { coreSessionFactoryInterface, coreSessionInterface, INDEX_SEARCH_NAME, INDEXING_DISPATCHER_NAME, searchInterface } from '@esp/interfaces';
-import { Middleware, serveNameServer } from '@esp/middleware';
-import { ChildService, NatsServer, waitFor } from '@esp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChildService, waitFor } from '@esp/testing';
+import { describe, expect, it } from 'vitest';
 import { CallbackRecorder } from './callback-recorder';
 import { batch, update } from './ops';
+import { useProcessHarness } from './process-harness';
 
 const ENTRY = 'apps/indexer/src/main.ts';
 const SESSIONS = 4;
@@ -35,30 +34,14 @@ function owedOnDisk(file: string): { fts: number; held: number } {
 }
 
 describe('indexer as a process: SIGKILL between its two transactions', () => {
-  let ns: NatsServer;
-  let client: Middleware;
-  let dir: string;
-  let proc: ChildService | undefined;
-
-  beforeAll(async () => {
-    ns = await NatsServer.start();
-    client = await Middleware.connect({ name: 'two-phase-kill-client', servers: ns.url, timeoutMs: 3_000 });
-    await serveNameServer(client);
-    dir = mkdtempSync(join(tmpdir(), 'indexer-two-phase-'));
-  });
-  afterAll(async () => {
-    await proc?.kill();
-    await client?.close();
-    await ns?.cleanup();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const h = useProcessHarness('two-phase-kill-client', { timeoutMs: 3_000, dirPrefix: 'indexer-two-phase-' });
 
   it('killed with documents owed to the full-text index and statuses held, restarted: one final per operation, every document found once', async () => {
-    proc = await ChildService.start({ entry: ENTRY, args: ['--nats', ns.url, '--data', dir, '--collections', 'news', '--base-port', '18100'] });
-    const { proxy: factory } = await client.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME);
+    h.proc = await ChildService.start({ entry: ENTRY, args: ['--nats', h.ns.url, '--data', h.dir, '--collections', 'news', '--base-port', '18100'] });
+    const { proxy: factory } = await h.client.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME);
     // a callback object per session: statuses do not name their session
-    const recorders = await Promise.all(Array.from({ length: SESSIONS }, (_, s) => CallbackRecorder.start(client, `two-phase-kill-callback-${s}`, 40100 + s)));
-    const sessions = await Promise.all(recorders.map(async (cb, s) => client.proxy(coreSessionInterface, await factory.create(100 + s, 'news', cb.aor))));
+    const recorders = await Promise.all(Array.from({ length: SESSIONS }, (_, s) => CallbackRecorder.start(h.client, `two-phase-kill-callback-${s}`, 40100 + s)));
+    const sessions = await Promise.all(recorders.map(async (cb, s) => h.client.proxy(coreSessionInterface, await factory.create(100 + s, 'news', cb.aor))));
     const batchOf = (s: number, k: number) =>
       batch(
         0,
@@ -86,7 +69,7 @@ describe('indexer as a process: SIGKILL between its two transactions', () => {
 
     // SIGKILL at random moments of the load until one lands between the phases (or the feed is done); the feed waits
     // while the process restarts, so that what the restarted process serves first is what it recovered by itself
-    const { proxy: search } = await client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
+    const { proxy: search } = await h.client.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
     const kills: { fts: number; held: number }[] = [];
     let afterRestart: { documents: number; searchable: number } | undefined;
     while (kills.length < MAX_KILLS && next.some((n) => n < BATCHES) && !afterRestart) {
@@ -94,10 +77,10 @@ describe('indexer as a process: SIGKILL between its two transactions', () => {
       await waitFor(() => next.reduce((a, b) => a + b, 0) >= before + 8 || next.every((n) => n >= BATCHES), { timeoutMs: 30_000, what: 'batches written' });
       await new Promise((r) => setTimeout(r, Math.random() * 20));
       paused = true;
-      await proc.kill();
-      const owed = owedOnDisk(join(dir, 'news.sqlite'));
+      await h.proc.kill();
+      const owed = owedOnDisk(join(h.dir, 'news.sqlite'));
       kills.push(owed);
-      await proc.restart();
+      await h.proc.restart();
       if (owed.fts > 0 && owed.held > 0) afterRestart = { documents: await search.count('news'), searchable: (await search.search('news', 'crashproof', 1, 0)).total };
       paused = false;
     }
@@ -116,9 +99,9 @@ describe('indexer as a process: SIGKILL between its two transactions', () => {
       what: 'completed for every operation',
     });
     await new Promise((r) => setTimeout(r, 500)); // a second final would come now
-    // Callbacks are at least once across a crash: a status the client took just before the kill may not be deleted
+    // Callbacks are at least once across a crash: a status the h.client took just before the kill may not be deleted
     // from the outbox yet (the delete rides on the next write, collection-writer.ts ack) and comes again after the
-    // restart; the feeding client applies the first and counts the repeat (duplicateFinals). What must hold: every
+    // restart; the feeding h.client applies the first and counts the repeat (duplicateFinals). What must hold: every
     // operation has a completed status, a status that comes again is the same status (state, range, errors), never
     // a second, different final; and repeats are only those of the last moments before each kill, not the history.
     for (let s = 0; s < SESSIONS; s++) {
@@ -143,7 +126,7 @@ describe('indexer as a process: SIGKILL between its two transactions', () => {
       `s${SESSIONS - 1}-op${BATCHES * DOCS_PER_BATCH}`,
     ]);
 
-    await proc.kill();
-    expect(owedOnDisk(join(dir, 'news.sqlite'))).toEqual({ fts: 0, held: 0 });
+    await h.proc.kill();
+    expect(owedOnDisk(join(h.dir, 'news.sqlite'))).toEqual({ fts: 0, held: 0 });
   }, 180_000);
 });
