@@ -1,7 +1,8 @@
-import { NatsServer } from '@esp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsServer } from '@esp/testing';
+import { describe, expect, it } from 'vitest';
 import { Middleware, RawBus } from '../src';
 import { hasLeanSocket, hasLinePublish } from '../src/pub-line';
+import { withTwoConnections } from './two-connections';
 
 /** RawBus.publish writes its own PUB lines (see pub-line.ts): what arrives must be what nats.js would have sent. */
 describe('raw bus publish (PUB line written by RawBus)', () => {
@@ -9,16 +10,7 @@ describe('raw bus publish (PUB line written by RawBus)', () => {
   let a: Middleware;
   let b: Middleware;
 
-  beforeAll(async () => {
-    ns = await NatsServer.start({ jetstream: false });
-    a = await Middleware.connect({ name: 'pub-a', servers: ns.url });
-    b = await Middleware.connect({ name: 'pub-b', servers: ns.url });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await ns?.cleanup();
-  });
+  withTwoConnections('pub', (c) => ({ ns, a, b } = c));
 
   it('publish - the installed nats.js has what the fast path needs (an upgrade that drops it fails here, not silently)', () => {
     expect(hasLinePublish(b.nc)).toBe(true);

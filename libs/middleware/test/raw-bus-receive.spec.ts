@@ -1,10 +1,11 @@
 import { Kind, Parser } from '@nats-io/nats-core/internal';
 import fc from 'fast-check';
-import { NatsServer } from '@esp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsServer } from '@esp/testing';
+import { describe, expect, it } from 'vitest';
 import { Middleware, RawBus, type RawMessage } from '../src';
 import { deliverTo, hasLineReceive, parseMsgLines, patchParser, type MsgLineTarget } from '../src/pub-line';
 import { readByRawBus } from '../src/raw-bus';
+import { withTwoConnections } from './two-connections';
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -15,16 +16,7 @@ describe('raw bus receive (MSG lines read by RawBus)', () => {
   let a: Middleware;
   let b: Middleware;
 
-  beforeAll(async () => {
-    ns = await NatsServer.start({ jetstream: false });
-    a = await Middleware.connect({ name: 'recv-a', servers: ns.url });
-    b = await Middleware.connect({ name: 'recv-b', servers: ns.url });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await ns?.cleanup();
-  });
+  withTwoConnections('recv', (c) => ({ ns, a, b } = c));
 
   const payload = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 13 + n) & 0xff);
 
