@@ -117,7 +117,7 @@ if (stats.failovers) out.write(`the content distributor changed ${stats.failover
 if (stats.lost) out.write(`${stats.lost} operations were lost by item processors and resubmitted (${stats.resubmitted} resubmissions)\n`);
 for (const f of report.failures.slice(0, 20)) {
   const e = 'error' in f ? f.error : undefined;
-  out.write(`  failed ${f.id}: ${e ? `${e.type} (${e.code}) ${e.description}${e.processor ? ` [${e.processor}]` : ''}, suggested action ${e.suggestedAction}` : 'unknown'}\n`);
+  out.write(`  failed ${f.id}: ${e ? `${e.name} (${e.type} ${e.code}) ${e.description}${e.processor ? ` [${e.processor}]` : ''}, suggested action ${e.suggestedAction}` : 'unknown'}\n`);
 }
 if (report.failures.length > 20) out.write(`  ... and ${report.failures.length - 20} more${cli.report ? ` (see ${cli.report})` : ' (use --report <file>)'}\n`);
 for (const e of inputErrors.slice(0, 10)) out.write(`  input error: ${e}\n`);

@@ -13,11 +13,24 @@ import {
   type Operation,
 } from '@esp/codecs';
 
+/**
+ * A document's raw bytes, read only when the document is sent: small ones go inline (attribute `body`), large ones
+ * are streamed into the object store (a claim check), never held whole in the client.
+ */
+export interface DocumentContent {
+  /** Size in bytes, known before reading (a file's size): it decides inline or out of band, and the size limit. */
+  readonly size: number;
+  /** A fresh stream of the bytes from the start (called again if the document has to be stored again). */
+  open(): AsyncIterable<Uint8Array>;
+}
+
 /** A document as a content client knows it: an id and attributes; `remove` deletes it instead. */
 export interface FeedDocument {
   id: string;
   attributes?: Record<string, string | number | boolean | Uint8Array | string[]>;
   remove?: boolean;
+  /** The raw content, as attribute `body` (inline or by reference); see DocumentContent. */
+  content?: DocumentContent;
 }
 
 function attribute(key: string, value: string | number | boolean | Uint8Array | string[]): KeyValuePair {

@@ -2,6 +2,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Action, encodeCheetahAhead, GuaranteeSet, OperationSet, OperationState, OperationStatusInfo, type DocumentError } from '@esp/codecs';
 import {
   DISPATCHER_NAME,
+  PROCESSING_SUBSYSTEM,
+  processingErrorName,
   ResolveException,
   sameObject,
   operationCallbackInterface,
@@ -25,6 +27,8 @@ export type DocumentOutcome =
   | { kind: 'failed'; opId: number; attempts: number; error: ErrorSummary };
 
 export interface ErrorSummary {
+  /** The error's name: a processing error's (pdf_error, document_too_large...), else its entity type. */
+  name: string;
   code: number;
   type: string;
   description: string;
@@ -100,9 +104,11 @@ interface PendingOp {
 
 function summarize(e: DocumentError): ErrorSummary {
   const named = e as DocumentError & { processor?: string };
+  const type = (e.constructor as { cheetah?: { name?: string } }).cheetah?.name?.replace(/^cht::documentmessages::/, '') ?? 'error';
   return {
+    name: (e.subsystem === PROCESSING_SUBSYSTEM ? processingErrorName(e.error_code) : undefined) ?? type,
     code: e.error_code,
-    type: (e.constructor as { cheetah?: { name?: string } }).cheetah?.name?.replace(/^cht::documentmessages::/, '') ?? 'error',
+    type,
     description: e.description,
     subsystem: e.subsystem,
     suggestedAction: (['resubmit', 'limited_resubmit', 'drop', 'terminate'] as const)[e.suggested_action] ?? String(e.suggested_action),
@@ -394,7 +400,7 @@ export class FeedingClient {
           kind: 'failed',
           opId: op.id,
           attempts: p.attempts,
-          error: { code: -1, type: (err as Error).name, description: (err as Error).message, subsystem: 'client', suggestedAction: 'drop' },
+          error: { name: (err as Error).name, code: -1, type: (err as Error).name, description: (err as Error).message, subsystem: 'client', suggestedAction: 'drop' },
         });
       }
     }

@@ -7,4 +7,4 @@
  *   const { stats, outcomes, unfinished } = await client.drain();
  */
 export { FeedingClient, type FeedingClientOptions, type FeedingStats, type DocumentOutcome, type ErrorSummary } from './feeding-client';
-export { toOperation, type FeedDocument } from './feed-document';
+export { toOperation, type FeedDocument, type DocumentContent } from './feed-document';

@@ -9,10 +9,8 @@ import {
   type DocumentEntity,
   type ProcessingErrorFields,
 } from '@esp/codecs';
-import { PROCESSING_SUBSYSTEM } from '@esp/interfaces';
+import { PROCESSING_ERRORS, PROCESSING_SUBSYSTEM, type ProcessingErrorEntity } from '@esp/interfaces';
 import {
-  DEFAULT_SUGGESTED_ACTION,
-  PROCESSING_ERROR_CODES,
   PROCESSING_WARNING_CODE,
   StageFailure,
   type OperationKind,
@@ -64,7 +62,7 @@ export interface ItemInput {
   readonly session_id: number;
 }
 
-const ERROR_CLASSES: Record<StageErrorKind, new (f: ProcessingErrorFields) => ProcessingError> = {
+const ERROR_CLASSES: Record<ProcessingErrorEntity, new (f: ProcessingErrorFields) => ProcessingError> = {
   processing_error: ProcessingError,
   format_error: FormatError,
   xml_error: XmlError,
@@ -78,9 +76,10 @@ export function processingError(
   kind: StageErrorKind,
   fields: { stage: string; description: string; session_id: number; operation_id: number; code?: number; action?: ProcessingErrorFields['suggested_action'] },
 ): ProcessingError {
-  return new ERROR_CLASSES[kind]({
-    error_code: fields.code ?? PROCESSING_ERROR_CODES[kind],
-    suggested_action: fields.action ?? DEFAULT_SUGGESTED_ACTION[kind],
+  const known = PROCESSING_ERRORS[kind];
+  return new ERROR_CLASSES[known.entity]({
+    error_code: fields.code ?? known.code,
+    suggested_action: fields.action ?? known.action,
     description: fields.description,
     subsystem: PROCESSING_SUBSYSTEM,
     session_id: fields.session_id,

@@ -1,4 +1,5 @@
 import { Action, type ActionName } from '@esp/codecs';
+import { PROCESSING_ERROR_NAMES, PROCESSING_ERRORS, type ProcessingErrorName } from '@esp/interfaces';
 import type { WorkingDocument } from './working-document';
 
 /** Which item operation a document came with (remove operations carry no document and skip the pipeline). */
@@ -31,39 +32,18 @@ export interface Stage {
   process(ctx: StageContext): void | Promise<void>;
 }
 
-/** The `processing_error` subtypes a stage can fail an item with (MS-FSDPD 2.2.4-2.2.9). */
-export type StageErrorKind = 'processing_error' | 'format_error' | 'xml_error' | 'utf8_error' | 'server_unavailable' | 'operation_dropped';
+/** The processing errors a stage can fail an item with, by name (document_too_large, pdf_error, ...). */
+export type StageErrorKind = ProcessingErrorName;
 
-/**
- * Error codes of the processing errors this item processor reports. The spec fixes only operation_lost's code (4,
- * MS-FSDPD 3.5.5); these are ours, one per error entity, so that a client can tell them apart by code alone.
- */
-export const PROCESSING_ERROR_CODES: Readonly<Record<StageErrorKind, number>> = Object.freeze({
-  processing_error: 100,
-  format_error: 101,
-  xml_error: 102,
-  utf8_error: 103,
-  server_unavailable: 104,
-  operation_dropped: 105,
-});
+/** Error code of each processing error (the registry in @esp/interfaces). */
+export const PROCESSING_ERROR_CODES: Readonly<Record<StageErrorKind, number>> = Object.freeze(
+  Object.fromEntries(PROCESSING_ERROR_NAMES.map((n) => [n, PROCESSING_ERRORS[n].code])) as Record<StageErrorKind, number>,
+);
 
 /** Code of the warnings stages add unless they give their own. */
 export const PROCESSING_WARNING_CODE = 200;
 
-/**
- * The action suggested to the client when a stage does not say: content that is malformed fails the same way when
- * resubmitted, so drop; an unreachable server may be back, so resubmit; anything else, a limited number of times.
- */
-export const DEFAULT_SUGGESTED_ACTION: Readonly<Record<StageErrorKind, Action>> = Object.freeze({
-  processing_error: Action.limited_resubmit,
-  format_error: Action.drop,
-  xml_error: Action.drop,
-  utf8_error: Action.drop,
-  server_unavailable: Action.resubmit,
-  operation_dropped: Action.drop,
-});
-
-export const STAGE_ERROR_KINDS = Object.keys(PROCESSING_ERROR_CODES) as StageErrorKind[];
+export const STAGE_ERROR_KINDS = PROCESSING_ERROR_NAMES;
 export const ACTION_NAMES = Object.keys(Action) as ActionName[];
 
 /** Thrown by a stage to fail the item with a given error entity. */

@@ -15,3 +15,4 @@ export * from './session-factory';
 export * from './dispatcher-node';
 export * from './processor-server';
 export * from './procserver-handler';
+export * from './processing-errors';
