@@ -24,9 +24,7 @@ import {
 import type { Logger } from '@esp/logging';
 import { SystemException, type Middleware } from '@esp/middleware';
 import { backoffDelay } from '@esp/timers';
-import type { PipelineSet } from './pipeline/config';
-import type { ItemLogMessage, ItemOutcome, Pipeline } from './pipeline/pipeline';
-import type { OperationKind } from './pipeline/stage';
+import type { ItemLogMessage, ItemOutcome, OperationKind, Pipeline, PipelineSet } from '@esp/pipeline';
 import type { ProcserverHandler } from './registration';
 import { statusOf, type LogMessage, type StatusState } from './status/status-state';
 

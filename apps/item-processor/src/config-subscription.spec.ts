@@ -3,7 +3,7 @@ import { createLogger } from '@esp/logging';
 import { startXmlRpcHttpServer, XMLRPC_PATH, type XmlRpcHttpServer } from '@esp/xmlrpc-http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigSubscription, pipelineConfigFrom, PROCESSOR_SERVER_ALERTS } from './config-subscription';
-import type { PipelineConfig } from './pipeline/config';
+import type { PipelineConfig } from '@esp/pipeline';
 
 const log = createLogger('test', {}, { level: 'silent' });
 

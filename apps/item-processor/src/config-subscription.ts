@@ -2,7 +2,7 @@ import { XmlRpcFault, type XmlRpcInputStruct, type XmlRpcValue } from '@esp/code
 import type { Logger } from '@esp/logging';
 import { backoffDelay } from '@esp/timers';
 import { xmlRpcCall } from '@esp/xmlrpc-http';
-import type { PipelineConfig } from './pipeline/config';
+import type { PipelineConfig } from '@esp/pipeline';
 
 /** ModuleRegister type and name of an item processor (MS-FSDPD 3.7.4.3). */
 export const PROCESSOR_SERVER_MODULE = 'ProcessorServer';

@@ -12,7 +12,7 @@ import { Middleware } from '@esp/middleware';
 import { HEARTBEAT_INTERVAL_MS } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import { BatchProcessor } from './batch-processor';
-import { DEFAULT_PIPELINE_CONFIG, buildPipelines, loadPipelineConfig, type PipelineConfig, type PipelineSet } from './pipeline/config';
+import { DEFAULT_PIPELINE_CONFIG, buildPipelines, loadPipelineConfig, type PipelineConfig, type PipelineSet } from '@esp/pipeline';
 import { ConfigSubscription } from './config-subscription';
 import { HeartbeatSender } from './heartbeat';
 import { Registration } from './registration';

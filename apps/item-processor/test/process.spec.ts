@@ -21,7 +21,7 @@ import { Middleware, serveNameServer } from '@esp/middleware';
 import { NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startItemProcessor, type ItemProcessor } from '../src/item-processor';
-import type { PipelineConfig } from '../src/pipeline/config';
+import type { PipelineConfig } from '@esp/pipeline';
 import { FakeDistributor, FakeIndexer } from './fakes';
 
 const INDEXING = new SubsystemIdSet({ ids: ['indexing'] });
