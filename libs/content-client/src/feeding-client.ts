@@ -45,6 +45,15 @@ export interface FeedingClientOptions {
   batchSize?: number;
   /** Operations sent whose final status has not arrived yet, at most (default 20 batches' worth). Bounds memory. */
   maxInFlightOps?: number;
+  /**
+   * A batch is closed at `batchSize` operations or at this many encoded bytes, whichever comes first (default and
+   * upper bound: the connection's max_payload less room for the call's envelope).
+   */
+  batchBytes?: number;
+  /** A document's content over this many bytes goes to the object store, a reference in its place (default 256 KiB). */
+  inlineMaxBytes?: number;
+  /** A document whose content is larger fails alone with document_too_large (default 100 MiB). */
+  maxDocumentBytes?: number;
   /** How often a document is resubmitted when the suggested action is limited_resubmit (default 3). */
   limitedResubmits?: number;
   /** Resubmissions of lost operations (suggested action resubmit) before giving up (default 10). */
