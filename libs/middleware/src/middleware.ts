@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { aorSchema, type Aor, type Implementation, type InterfaceDef, type ProxyOf } from '@esp/interfaces';
 import { createLogger, type Logger } from '@esp/logging';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { BlobStore, type BlobStoreOptions } from './blob-store';
 import { createProxy, type ProxyOptions } from './client-proxy';
 import { NameServerClient } from './name-server-client';
 import { ServerObject, type ServerObjectOptions } from './server-object';
@@ -44,6 +45,7 @@ export class Middleware {
   /** Plain subjects and bytes (PPP frames, benchmark baselines). */
   readonly bus: RawBus;
   private readonly objects = new Set<ServerObject<InterfaceDef>>();
+  private readonly blobStores = new Map<string, Promise<BlobStore>>();
   private closed = false;
 
   private constructor(
@@ -114,6 +116,26 @@ export class Middleware {
   /** A typed proxy of the object at `aor`. */
   proxy<I extends InterfaceDef>(iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
     return createProxy(this.nc, iface, aor, objectSubject(aor.host, aor.port, aor.object_id), { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+  }
+
+  /**
+   * The object store bucket for out-of-band content (a claim check), opened once per bucket and created if absent
+   * (the options apply only then). A failed open is not kept: the next call tries again.
+   */
+  blobs(opts: BlobStoreOptions = {}): Promise<BlobStore> {
+    const key = opts.bucket ?? '';
+    let p = this.blobStores.get(key);
+    if (!p) {
+      p = BlobStore.open(this.nc, opts);
+      this.blobStores.set(key, p);
+      p.catch(() => this.blobStores.delete(key));
+    }
+    return p;
+  }
+
+  /** The largest message the server takes (its INFO max_payload; 1 MiB when it did not say). */
+  get maxPayload(): number {
+    return this.nc.info?.max_payload ?? 1024 * 1024;
   }
 
   /** Graceful shutdown: every object stops taking calls and finishes the ones in flight, then the connection drains. */

@@ -7,3 +7,4 @@ export * from './operation-callback';
 export * from './processing-session';
 export * from './core-session';
 export * from './search';
+export * from './content-ref';
