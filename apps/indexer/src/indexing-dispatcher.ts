@@ -23,6 +23,7 @@ import { BadParameter, type Middleware, type ServerObject } from '@esp/middlewar
 import { CallbackSender, type RetryPolicy } from './callback-sender';
 import type { Db, DocumentStore } from './collection-store';
 import type { CollectionWriter } from './collection-writer';
+import { ContentResolver } from './content-resolver';
 import { IndexingSession, type SessionLimits } from './indexing-session';
 import type { SessionJournal } from './session-journal';
 
@@ -46,6 +47,8 @@ export interface DispatcherOptions {
   callbackTimeoutMs: number;
   /** How long close(id) waits for the session's callbacks to be delivered before it returns anyway (ms). */
   closeWaitMs: number;
+  /** Processed content that came by reference over this size fails its operation (default 100 MiB). */
+  maxDocumentBytes?: number;
   log: Logger;
 }
 
@@ -198,7 +201,8 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
       log,
       this.opts.retry,
     );
-    const s = new IndexingSession(id, coll.writer, sender, this.opts.limits, log);
+    const content = new ContentResolver({ store: (bucket) => this.opts.mw.blobs({ bucket }), maxBytes: this.opts.maxDocumentBytes ?? 100 * 1024 * 1024, log });
+    const s = new IndexingSession(id, coll.writer, sender, this.opts.limits, log, content);
     holder.s = s;
     this.sessions.set(id, s);
     return s;

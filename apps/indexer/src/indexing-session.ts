@@ -14,6 +14,7 @@ import type { Logger } from '@esp/logging';
 import type { BatchResult } from './apply-batch';
 import type { CallbackSender } from './callback-sender';
 import type { CollectionWriter, WriterSession } from './collection-writer';
+import { ContentResolver } from './content-resolver';
 import type { OutboxEntry } from './session-journal';
 
 export interface SessionLimits {
@@ -40,6 +41,8 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
     readonly sender: CallbackSender,
     private readonly limits: SessionLimits,
     private readonly log: Logger,
+    /** Fetches content that came by reference (claim check); without it, references are stored as they are. */
+    private readonly content?: ContentResolver,
   ) {}
 
   get collection(): string {
@@ -47,6 +50,21 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
   }
 
   process(batch: OperationSet): Promise<void> {
+    this.admit();
+    if (this.content && ContentResolver.needed(batch)) return this.processReferenced(batch, this.content);
+    return this.enqueue(batch);
+  }
+
+  /** A batch with content by reference: fetched first, queued then, its objects deleted once it is durable. */
+  private async processReferenced(batch: OperationSet, content: ContentResolver): Promise<void> {
+    const resolved = await content.resolve(batch, this.id);
+    this.admit();
+    await this.enqueue(resolved.batch);
+    resolved.release();
+  }
+
+  /** Refuses a batch when the session is closed or full (the caller retries later). */
+  private admit(): void {
     if (this.closed) throw new UnknownSession(`indexing session ${this.id} is closed`, { session: this.id });
     if (this.queue.length >= this.limits.maxQueuedBatches) {
       throw new SystemResourceError(`indexing session ${this.id}: ${this.queue.length} batches are waiting to be written (the most it queues); retry shortly`, {
@@ -60,6 +78,9 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
         pending_callbacks: this.sender.backlog,
       });
     }
+  }
+
+  private enqueue(batch: OperationSet): Promise<void> {
     this.queue.push(batch);
     const seq = ++this.enqueued;
     const written = new Promise<void>((resolve) => this.commitWaiters.push({ seq, resolve }));

@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import { checkIn, checkOut, ClaimCheckFailure, documentBytes, hasContentRefs } from '@esp/claim-check';
 import {
   FailedOperation,
   OperationSet,
@@ -24,7 +25,7 @@ import {
 import type { Logger } from '@esp/logging';
 import { SystemException, type Middleware } from '@esp/middleware';
 import { backoffDelay } from '@esp/timers';
-import type { ItemLogMessage, ItemOutcome, OperationKind, Pipeline, PipelineSet } from '@esp/pipeline';
+import { processingError, type ItemLogMessage, type ItemOutcome, type OperationKind, type Pipeline, type PipelineSet } from '@esp/pipeline';
 import type { ProcserverHandler } from './registration';
 import { statusOf, type LogMessage, type StatusState } from './status/status-state';
 
@@ -47,6 +48,12 @@ export interface BatchProcessorOptions {
   maxHeapUsedBytes?: number;
   /** Deadline of the calls to the indexer and to procserver_handler (ms). */
   callTimeoutMs: number;
+  /**
+   * Large content out of band (claim check): content referenced over `maxDocumentBytes` fails its item with
+   * document_too_large; a processed attribute over `inlineMaxBytes` goes to the object store for the indexer, and so
+   * do the largest ones while the batch for the indexer is over `batchBytes`.
+   */
+  claimCheck: { maxDocumentBytes: number; inlineMaxBytes: number; batchBytes: number };
   log: Logger;
 }
 
@@ -241,15 +248,31 @@ export class BatchProcessor {
         status.logItem(itemIdOf(op), { status: 'OK', modified: Date.now(), msgs: [['INFO', `${op instanceof RemoveOperation ? 'remove' : 'failed_operation'} passed on`]], elapsed: 0 });
         continue;
       }
+      let doc = d.doc;
+      if (hasContentRefs(doc)) {
+        try {
+          doc = (await checkIn(doc, { store: (bucket) => this.o.mw.blobs({ bucket }), maxBytes: this.o.claimCheck.maxDocumentBytes })).doc;
+        } catch (err) {
+          if (!(err instanceof ClaimCheckFailure)) throw err;
+          const error = processingError(err.error, { stage: 'claim-check', description: `${err.error}: ${err.message}`, session_id: input.session_id, operation_id: op.id });
+          errors.push(error);
+          out.push(new FailedOperation({ id: op.id, warnings: op.warnings, state: OperationState.completed, doc_id: d.doc.doc_id, err: error }));
+          status.logItem(d.doc.doc_id.id, { status: 'ERROR', modified: Date.now(), msgs: [['ERROR', `claim-check: ${err.message}`]], elapsed: 0 });
+          continue;
+        }
+      }
       const outcome = await pipeline.run(
-        { id: op.id, kind: d.kind, doc: d.doc, collection: input.collection, session_id: input.session_id },
+        { id: op.id, kind: d.kind, doc, collection: input.collection, session_id: input.session_id },
         { cpu: false, debug: status.loggingVerbosity === 'debug' },
       );
       outcomes.push(outcome);
       warnings.push(...outcome.warnings);
       const opWarnings = [...op.warnings, ...outcome.warnings];
       if (outcome.doc) {
-        out.push(withDocument(op, outcome.doc, opWarnings));
+        // large processed content goes to the indexer out of band, and at once: a batch of large documents is then
+        // held one document at a time
+        const processed = documentBytes(outcome.doc) > this.o.claimCheck.inlineMaxBytes ? ((await this.checkOut([outcome.doc], [op.id], input, Number.POSITIVE_INFINITY))[0] ?? outcome.doc) : outcome.doc;
+        out.push(withDocument(op, processed, opWarnings));
       } else if (outcome.error) {
         errors.push(outcome.error);
         // the indexer learns of the failure and reports it as final (completed, with this error)
@@ -263,6 +286,45 @@ export class BatchProcessor {
       });
     }
     this.addStatistics(pipeline, outcomes, process.cpuUsage(cpu0));
+    return this.fitForIndexer(out, input);
+  }
+
+  /**
+   * Processed attributes over the threshold go to the object store, for the indexer, which deletes them once it has
+   * them. Named by collection, session, operation and attribute: a processor that takes the batch over from a dead
+   * one replaces the dead one's objects instead of leaving them behind.
+   */
+  private async checkOut(docs: DocumentEntity[], opIds: number[], input: BatchInput, budgetBytes: number): Promise<DocumentEntity[]> {
+    const { inlineMaxBytes } = this.o.claimCheck;
+    const out = await checkOut(docs, {
+      store: () => this.o.mw.blobs(),
+      thresholdBytes: inlineMaxBytes,
+      ...(Number.isFinite(budgetBytes) ? { budgetBytes } : {}),
+      objectName: (i, key) => `processed/${encodeURIComponent(input.collection)}/${input.session_id}/${opIds[i]}/${encodeURIComponent(key)}`,
+    });
+    return out.docs;
+  }
+
+  /** While the batch for the indexer is over its byte budget, its largest processed attributes go out of band. */
+  private async fitForIndexer(ops: Operation[], input: BatchInput): Promise<Operation[]> {
+    const { batchBytes } = this.o.claimCheck;
+    let total = 0;
+    const withDocs: { at: number; op: Operation; doc: DocumentEntity }[] = [];
+    ops.forEach((op, at) => {
+      const d = docOperation(op);
+      if (d) {
+        total += documentBytes(d.doc);
+        withDocs.push({ at, op, doc: d.doc });
+      } else total += 256;
+    });
+    if (total <= batchBytes) return ops;
+    const docs = withDocs.map((w) => w.doc);
+    const fitted = await this.checkOut(docs, withDocs.map((w) => w.op.id), input, batchBytes - (total - docs.reduce((n, d) => n + documentBytes(d), 0)));
+    const out = [...ops];
+    withDocs.forEach((w, k) => {
+      const doc = fitted[k];
+      if (doc && doc !== w.doc) out[w.at] = withDocument(w.op, doc, w.op.warnings);
+    });
     return out;
   }
 

@@ -20,6 +20,10 @@ Options:
   --base-port <port>           installation base port; processor_server is on base + 390 (default: 16000)
   --reregistration-lease <s>   Reregistration Lease in seconds, decimals allowed (default: ${DEFAULT_REREGISTRATION_LEASE_SECONDS})
   --heartbeat-ms <n>           PPP heartbeat interval towards the content distributor (default: 1000)
+  --max-document-bytes <n>     content fetched from the object store over this size fails its item with
+                               document_too_large (default: 104857600, 100 MiB)
+  --inline-max-bytes <n>       a processed attribute over this size goes to the indexer through the object store
+                               (default: 262144, 256 KiB)
   --wait                       keep retrying until NATS is reachable instead of failing at once
   -h, --help                   show this help
 
@@ -38,6 +42,8 @@ export interface RunOptions {
   basePort: number;
   reregistrationLeaseMs: number;
   heartbeatMs: number;
+  maxDocumentBytes: number;
+  inlineMaxBytes: number;
   wait: boolean;
 }
 
@@ -58,6 +64,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'base-port': { type: 'string' },
       'reregistration-lease': { type: 'string' },
       'heartbeat-ms': { type: 'string' },
+      'max-document-bytes': { type: 'string' },
+      'inline-max-bytes': { type: 'string' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -72,6 +80,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
   const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
   if (typeof heartbeatMs === 'string') return { kind: 'error', message: heartbeatMs };
+  const maxDocumentBytes = integerOption('max-document-bytes', values['max-document-bytes'], 100 * 1024 * 1024, 1, 2 ** 40);
+  if (typeof maxDocumentBytes === 'string') return { kind: 'error', message: maxDocumentBytes };
+  const inlineMaxBytes = integerOption('inline-max-bytes', values['inline-max-bytes'], 256 * 1024, 1024, 2 ** 30);
+  if (typeof inlineMaxBytes === 'string') return { kind: 'error', message: inlineMaxBytes };
   if (basePort + 390 > 65535) return { kind: 'error', message: `--base-port ${basePort} + 390 is beyond 65535` };
   const leaseText = values['reregistration-lease'];
   const lease = leaseText === undefined ? DEFAULT_REREGISTRATION_LEASE_SECONDS : Number(leaseText);
@@ -94,6 +106,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     basePort,
     reregistrationLeaseMs: Math.round(lease * 1000),
     heartbeatMs,
+    maxDocumentBytes,
+    inlineMaxBytes,
     wait: values.wait ?? false,
   };
 }

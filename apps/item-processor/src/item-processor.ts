@@ -62,6 +62,10 @@ export interface ItemProcessorOptions {
   callTimeoutMs?: number;
   /** Refuse batches with system_resource_error above this much JS heap in use (default 90 % of the limit). */
   maxHeapUsedBytes?: number;
+  /** Content fetched from the object store over this size fails its item with document_too_large (default 100 MiB). */
+  maxDocumentBytes?: number;
+  /** A processed attribute over this size goes to the indexer through the object store (default 256 KiB). */
+  inlineMaxBytes?: number;
   /** How long stop() waits for the batch in flight (default 30 s). */
   stopTimeoutMs?: number;
   /** Called when the Status method Shutdown sets Terminating (main.ts stops the process). */
@@ -162,6 +166,12 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     retry,
     maxHeapUsedBytes: opts.maxHeapUsedBytes,
     callTimeoutMs,
+    claimCheck: {
+      maxDocumentBytes: opts.maxDocumentBytes ?? 100 * 1024 * 1024,
+      inlineMaxBytes: opts.inlineMaxBytes ?? 256 * 1024,
+      // the indexer's session object takes requests of up to 1 MiB, and the bus its max_payload
+      batchBytes: Math.min(mw.maxPayload, 1024 * 1024) - 64 * 1024,
+    },
     log,
   });
 

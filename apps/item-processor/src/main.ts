@@ -51,6 +51,8 @@ try {
     basePort: cli.basePort,
     reregistrationLeaseMs: cli.reregistrationLeaseMs,
     heartbeatMs: cli.heartbeatMs,
+    maxDocumentBytes: cli.maxDocumentBytes,
+    inlineMaxBytes: cli.inlineMaxBytes,
     onShutdownRequest: () => stop('Status Shutdown'),
     logger: log,
   });

@@ -2,6 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Action, encodeCheetahAhead, GuaranteeSet, OperationSet, OperationState, OperationStatusInfo, type DocumentError } from '@esp/codecs';
 import {
   DISPATCHER_NAME,
+  PROCESSING_ERRORS,
   PROCESSING_SUBSYSTEM,
   processingErrorName,
   ResolveException,
@@ -18,7 +19,8 @@ import {
 import type { Logger } from '@esp/logging';
 import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
 import { backoffDelay, sleep } from '@esp/timers';
-import { toOperation, type FeedDocument } from './feed-document';
+import { DocumentPreparer, operationOf, PreparationFailure, type PreparedDocument } from './document-preparer';
+import type { FeedDocument } from './feed-document';
 import { ProcessorCredits } from './processor-credits';
 
 /** How one document ended. */
@@ -54,6 +56,13 @@ export interface FeedingClientOptions {
   inlineMaxBytes?: number;
   /** A document whose content is larger fails alone with document_too_large (default 100 MiB). */
   maxDocumentBytes?: number;
+  /**
+   * Bytes of content (inline or in the object store) a batch holds at most, so that an item processor holds no more
+   * at a time (default 64 MiB; a larger document goes alone).
+   */
+  batchContentBytes?: number;
+  /** Encoded bytes of operations without a final status, at most (default 16 batches' byte budget). Bounds memory. */
+  maxInFlightBytes?: number;
   /** How often a document is resubmitted when the suggested action is limited_resubmit (default 3). */
   limitedResubmits?: number;
   /** Resubmissions of lost operations (suggested action resubmit) before giving up (default 10). */
@@ -100,10 +109,13 @@ export interface FeedingStats {
    * replication (the acknowledged ones went on with the session); without it, every unfinished one is sent again.
    */
   acknowledgedResent: number;
+  /** Objects stored in the object store for large content, and those deleted again after their final status. */
+  objectsStored: number;
+  objectsDeleted: number;
 }
 
 interface PendingOp {
-  doc: FeedDocument;
+  doc: PreparedDocument;
   attempts: number;
   received: boolean;
   secured: boolean;
@@ -146,7 +158,14 @@ export class FeedingClient {
    * from the indexer, so a batch indexed quickly can overtake its `received`. It is counted when it comes.
    */
   private readonly receivedLate = new Set<number>();
-  private buffer: FeedDocument[] = [];
+  private buffer: PreparedDocument[] = [];
+  private bufferBytes = 0;
+  private bufferContentBytes = 0;
+  /** Encoded bytes of the pending operations (about). */
+  private pendingBytes = 0;
+  private readonly preparer: DocumentPreparer;
+  /** Deletions of objects whose operation has its final status, awaited by drain. */
+  private readonly releases = new Set<Promise<void>>();
   /** Documents queued for resubmission but not sent yet: neither pending nor final, so drain must wait for them. */
   private requeued = 0;
   private readonly stats: FeedingStats = {
@@ -164,6 +183,8 @@ export class FeedingClient {
     failovers: 0,
     resentAfterFailover: 0,
     acknowledgedResent: 0,
+    objectsStored: 0,
+    objectsDeleted: 0,
   };
   private sessionAor!: Aor;
   private watchTimer: NodeJS.Timeout | undefined;
@@ -177,11 +198,26 @@ export class FeedingClient {
   private sending: Promise<void> = Promise.resolve();
   private readonly batchSize: number;
   private readonly maxInFlightOps: number;
+  /** Encoded bytes a batch may have: the bus's and the distributor's limit less room for the call's envelope. */
+  readonly batchBytes: number;
+  private readonly batchContentBytes: number;
+  private readonly maxInFlightBytes: number;
 
   private constructor(private readonly opts: FeedingClientOptions) {
     this.sessionId = randomInt(1, 2 ** 31 - 1);
     this.batchSize = opts.batchSize ?? 100;
     this.maxInFlightOps = opts.maxInFlightOps ?? this.batchSize * 20;
+    const limit = Math.min(opts.mw.maxPayload, SERVER_REQUEST_LIMIT) - ENVELOPE_ROOM;
+    this.batchBytes = Math.max(MIN_BATCH_BYTES, Math.min(opts.batchBytes ?? limit, limit));
+    this.batchContentBytes = opts.batchContentBytes ?? 64 * 1024 * 1024;
+    this.maxInFlightBytes = opts.maxInFlightBytes ?? this.batchBytes * 16;
+    this.preparer = new DocumentPreparer({
+      store: () => opts.mw.blobs(),
+      inlineMaxBytes: Math.min(opts.inlineMaxBytes ?? 256 * 1024, this.batchBytes - 4096),
+      maxDocumentBytes: opts.maxDocumentBytes ?? 100 * 1024 * 1024,
+      budgetBytes: this.batchBytes,
+      objectPrefix: `feed/${this.sessionId}/${randomUUID()}`,
+    });
   }
 
   static async open(opts: FeedingClientOptions): Promise<FeedingClient> {
@@ -334,14 +370,16 @@ export class FeedingClient {
     this.opts.log.warn({ session: this.sessionId, reason, same_session: same, accepted, resend: ids.length, acknowledged_resent: acknowledged, ms: Date.now() - started }, 'session opened again through the master');
     this.stats.resentAfterFailover += ids.length;
     this.stats.acknowledgedResent += acknowledged;
-    for (let i = 0; i < ids.length; i += this.batchSize) {
+    const resend = ids.flatMap((id) => {
+      const p = this.pending.get(id);
+      return p ? [{ id, doc: p.doc }] : [];
+    });
+    for (const chunk of this.chunks(resend, (x) => x.doc)) {
       // an operation whose final status came while the previous chunk was being sent needs no copy
-      const ops = ids
-        .slice(i, i + this.batchSize)
-        .flatMap((id) => {
-          const p = this.pending.get(id);
-          return p ? [toOperation(id, p.doc)] : [];
-        });
+      const ops = chunk.flatMap(({ id }) => {
+        const p = this.pending.get(id);
+        return p ? [operationOf(id, p.doc)] : [];
+      });
       if (ops.length) await this.deliver(new OperationSet({ completed_op_id: this.completedOpId, operations: ops }));
     }
     return accepted;
@@ -355,21 +393,79 @@ export class FeedingClient {
     return this.outcomes;
   }
 
-  /** Queues a document; sends a batch when one is full; waits while too many operations are in flight. */
+  /**
+   * Queues a document; sends a batch when one is full (batchSize operations, or its byte budget); waits while too
+   * much is in flight. Large content goes to the object store first; a document over the size limit, or whose
+   * content cannot be read or stored, ends at once as failed (its outcome says why) and nothing else is affected.
+   */
   async feed(doc: FeedDocument): Promise<void> {
     this.stats.submitted++;
-    this.buffer.push(doc);
+    let prepared: PreparedDocument;
+    try {
+      prepared = await this.preparer.prepare(doc);
+    } catch (err) {
+      if (!(err instanceof PreparationFailure)) throw err;
+      this.failUnsent(doc.id, err);
+      return;
+    }
+    this.stats.objectsStored += prepared.refs.length;
+    if (this.buffer.length && (this.bufferBytes + prepared.bytes > this.batchBytes || this.bufferContentBytes + prepared.contentBytes > this.batchContentBytes)) await this.flush();
+    this.buffer.push(prepared);
+    this.bufferBytes += prepared.bytes;
+    this.bufferContentBytes += prepared.contentBytes;
     if (this.buffer.length >= this.batchSize) await this.flush();
+  }
+
+  /** A document that failed before it got an operation id: its final outcome now. */
+  private failUnsent(id: string, err: PreparationFailure): void {
+    const known = PROCESSING_ERRORS[err.error];
+    const outcome: DocumentOutcome = {
+      kind: 'failed',
+      opId: 0,
+      attempts: 0,
+      error: { name: err.error, code: known.code, type: known.entity, description: `${err.error}: ${err.message}`, subsystem: 'client', suggestedAction: 'drop' },
+    };
+    this.stats.failed++;
+    this.outcomes.set(id, outcome);
+    this.opts.onOutcome?.(id, outcome);
+    this.notify();
   }
 
   /** Sends what is buffered. */
   async flush(): Promise<void> {
-    while (this.buffer.length) {
-      const docs = this.buffer.splice(0, this.batchSize);
-      while (this.pending.size + docs.length > this.maxInFlightOps) await this.waitForProgress();
-      this.sending = this.sending.then(() => this.sendBatch(docs.map((doc) => ({ doc, attempts: 0 }))));
+    if (!this.buffer.length) return;
+    const docs = this.buffer;
+    this.buffer = [];
+    this.bufferBytes = 0;
+    this.bufferContentBytes = 0;
+    for (const chunk of this.chunks(docs, (d) => d)) {
+      const bytes = chunk.reduce((n, d) => n + d.bytes, 0);
+      while (this.pending.size > 0 && (this.pending.size + chunk.length > this.maxInFlightOps || this.pendingBytes + bytes > this.maxInFlightBytes)) await this.waitForProgress();
+      this.sending = this.sending.then(() => this.sendBatch(chunk.map((doc) => ({ doc, attempts: 0 }))));
       await this.sending;
     }
+  }
+
+  /** Splits items into batches of at most batchSize operations, batchBytes encoded bytes and batchContentBytes. */
+  private chunks<T>(items: readonly T[], docOf: (item: T) => PreparedDocument): T[][] {
+    const out: T[][] = [];
+    let cur: T[] = [];
+    let bytes = 0;
+    let content = 0;
+    for (const item of items) {
+      const d = docOf(item);
+      if (cur.length && (cur.length >= this.batchSize || bytes + d.bytes > this.batchBytes || content + d.contentBytes > this.batchContentBytes)) {
+        out.push(cur);
+        cur = [];
+        bytes = 0;
+        content = 0;
+      }
+      cur.push(item);
+      bytes += d.bytes;
+      content += d.contentBytes;
+    }
+    if (cur.length) out.push(cur);
+    return out;
   }
 
   private waitForProgress(): Promise<void> {
@@ -389,11 +485,12 @@ export class FeedingClient {
     return Math.max(0, min - 1);
   }
 
-  private async sendBatch(items: { doc: FeedDocument; attempts: number }[]): Promise<void> {
+  private async sendBatch(items: { doc: PreparedDocument; attempts: number }[]): Promise<void> {
     const ops = items.map((item) => {
       const opId = this.nextOpId++;
       this.pending.set(opId, { doc: item.doc, attempts: item.attempts + 1, received: false, secured: false, acked: false });
-      return toOperation(opId, item.doc);
+      this.pendingBytes += item.doc.bytes;
+      return operationOf(opId, item.doc);
     });
     const batch = new OperationSet({ completed_op_id: this.completedOpId, operations: ops });
     try {
@@ -405,6 +502,7 @@ export class FeedingClient {
         const p = this.pending.get(op.id);
         if (!p) continue;
         this.pending.delete(op.id);
+        this.pendingBytes -= p.doc.bytes;
         this.finish(op.id, p, {
           kind: 'failed',
           opId: op.id,
@@ -482,6 +580,7 @@ export class FeedingClient {
 
   private finish(opId: number, p: PendingOp, outcome: DocumentOutcome): void {
     this.finalIds.add(opId);
+    this.release(p.doc);
     if (outcome.kind === 'completed') this.stats.completed++;
     else this.stats.failed++;
     this.outcomes.set(p.doc.id, outcome);
@@ -497,17 +596,30 @@ export class FeedingClient {
       return undefined;
     }
     this.pending.delete(opId);
+    this.pendingBytes -= p.doc.bytes;
     if (!p.received) this.receivedLate.add(opId);
     return p;
   }
 
-  private resubmit(items: { doc: FeedDocument; attempts: number }[]): void {
+  /** The document has its final status: its objects in the object store go (a failure is logged; the TTL is the backstop). */
+  private release(doc: PreparedDocument): void {
+    if (!doc.refs.length) return;
+    const p = this.preparer.release(doc.refs).then(
+      () => {
+        this.stats.objectsDeleted += doc.refs.length;
+      },
+      (err: Error) => this.opts.log.warn({ doc: doc.id, objects: doc.refs.map((r) => r.name), err: err.message }, 'deleting the stored content failed; the bucket TTL removes it'),
+    );
+    this.releases.add(p);
+    void p.finally(() => this.releases.delete(p));
+  }
+
+  private resubmit(items: { doc: PreparedDocument; attempts: number }[]): void {
     if (!items.length) return;
     this.stats.resubmitted += items.length;
     this.requeued += items.length;
     this.sending = this.sending.then(async () => {
-      for (let i = 0; i < items.length; i += this.batchSize) {
-        const chunk = items.slice(i, i + this.batchSize);
+      for (const chunk of this.chunks(items, (i) => i.doc)) {
         this.requeued -= chunk.length;
         await this.sendBatch(chunk);
       }
@@ -542,7 +654,7 @@ export class FeedingClient {
       return;
     }
     if (state === OperationState.completed && subsystem !== 'indexing') this.credits.freed();
-    const again: { doc: FeedDocument; attempts: number }[] = [];
+    const again: { doc: PreparedDocument; attempts: number }[] = [];
     if (state === OperationState.lost) {
       for (const [opId, e] of errorsByOp) {
         const p = this.takeFinal(opId);
@@ -564,7 +676,7 @@ export class FeedingClient {
     this.notify();
   }
 
-  private applyAction(opId: number, p: PendingOp, e: DocumentError, again: { doc: FeedDocument; attempts: number }[]): void {
+  private applyAction(opId: number, p: PendingOp, e: DocumentError, again: { doc: PreparedDocument; attempts: number }[]): void {
     this.finalIds.add(opId);
     const limit = e.suggested_action === Action.resubmit ? (this.opts.maxResubmits ?? 10) : e.suggested_action === Action.limited_resubmit ? (this.opts.limitedResubmits ?? 3) : 0;
     if (p.attempts <= limit) {
@@ -586,6 +698,7 @@ export class FeedingClient {
       if (left <= 0) break;
       await Promise.race([this.waitForProgress(), sleep(Math.min(left, 1000))]);
     }
+    while (this.releases.size) await Promise.all([...this.releases]);
     const unfinished = [...this.pending.values()].map((p) => p.doc.id);
     if (this.requeued > 0) this.opts.log.warn({ requeued: this.requeued }, 'drain timed out with resubmissions not sent yet');
     return { stats: this.snapshot, outcomes: this.outcomes, unfinished };
@@ -602,6 +715,12 @@ export class FeedingClient {
     await this.opts.mw.deactivate(this.callbackObject);
   }
 }
+
+/** The middleware server objects' default request limit (the distributor's too). */
+const SERVER_REQUEST_LIMIT = 1024 * 1024;
+/** Room for the call's envelope and the estimate's slack: a batch is encoded a little larger than its attributes. */
+const ENVELOPE_ROOM = 64 * 1024;
+const MIN_BATCH_BYTES = 16 * 1024;
 
 /** The session's distributor does not answer: gone (no responders) or not answering in time (stopped, partitioned). */
 function isSessionGone(err: unknown): boolean {
