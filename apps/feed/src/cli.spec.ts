@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseCli, sizeOption } from './cli';
-import { documentFromJson, InputError } from './document-source';
 
 describe('feed cli', () => {
   it('needs a collection and an input', () => {
@@ -41,19 +40,5 @@ describe('feed cli', () => {
     expect(h.kind).toBe('help');
     expect(h.kind === 'help' && h.text).toMatch(/secured/);
     for (const flag of ['--batch-bytes', '--inline-max-bytes', '--max-document-bytes', '--include-binary']) expect(h.kind === 'help' && h.text).toContain(flag);
-  });
-});
-
-describe('JSON lines documents', () => {
-  it('reads the attributes form and the flat form, and remove', () => {
-    expect(documentFromJson('{"id":"a","attributes":{"title":"T","n":3}}', 'x:1')).toEqual({ id: 'a', attributes: { title: 'T', n: 3 } });
-    expect(documentFromJson('{"id":"b","title":"T","tags":["x"]}', 'x:2')).toEqual({ id: 'b', attributes: { title: 'T', tags: ['x'] } });
-    expect(documentFromJson('{"id":"c","remove":true}', 'x:3')).toMatchObject({ id: 'c', remove: true });
-  });
-  it('says where a bad line is and why', () => {
-    expect(() => documentFromJson('{nope', 'in.jsonl:7')).toThrow(InputError);
-    expect(() => documentFromJson('{nope', 'in.jsonl:7')).toThrow(/in\.jsonl:7: not JSON/);
-    expect(() => documentFromJson('{"title":"x"}', 'in.jsonl:8')).toThrow(/"id" must be a non-empty string/);
-    expect(() => documentFromJson('[1]', 'in.jsonl:9')).toThrow(/expected a JSON object/);
   });
 });

@@ -79,7 +79,7 @@ process.on('SIGINT', () => {
 });
 
 try {
-  for await (const doc of documents(cli.inputs, (e: InputError) => inputErrors.push(e.message))) {
+  for await (const doc of documents(cli.inputs, { onError: (e: InputError) => inputErrors.push(e.message), includeBinary: cli.includeBinary })) {
     if (interrupted) break;
     total++;
     await client.feed(doc);
