@@ -23,14 +23,17 @@ Options:
   --nats <url>            NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
   --batch-size <n>        operations per batch (default: 100)
   --batch-bytes <size>    bytes per batch at most (default and upper bound: the connection's max_payload)
-  --inline-max-bytes <size> content over this size goes to the object store (default: 256k)
-  --max-document-bytes <size> a document with more content fails alone with document_too_large (default: 100m)
-  --include-binary        also send files detected as binary (images, archives, ...) instead of skipping them
+  --inline-max-bytes <size>
+                          content over this size goes to the object store (default: 256k)
+  --max-document-bytes <size>
+                          a document with more content fails alone with document_too_large (default: 100m)
+  --include-binary        send files detected as binary (images, archives, ...) instead of skipping them
   --max-in-flight <n>     operations without a final status at most (default: 20 batches)
   --limited-resubmits <n> resubmissions when an error suggests limited_resubmit (default: 3)
   --max-resubmits <n>     resubmissions of lost operations (suggested action resubmit) (default: 10)
   --timeout <s>           how long to wait for the last final statuses (default: 600)
-  --report <file>         write the final report as JSON (every failed document with its error)
+  --report <file>         write the final report as JSON (every failed document with its error, input errors,
+                          skipped files by reason, peak RSS)
   --quiet                 no progress bar
   -h, --help              show this help
 
