@@ -37,8 +37,8 @@ export interface DetectedType {
 /**
  * The content type of a file from its first bytes (at most HEAD_BYTES; file-type's magic numbers) and its name.
  * PDF, DOCX and XML are recognized by their bytes; text has no magic number, so it is text when file-type knows
- * nothing and the head has no NUL byte (a UTF-16 byte order mark excepted), its type from the extension or
- * text/plain. Anything else file-type recognizes (images, fonts, audio, video, archives, executables) and unknown
+ * nothing and the head has no NUL byte (a UTF-16 byte order mark excepted), its type from the extension, else
+ * text/html when it starts like HTML, else text/plain. Anything else file-type recognizes (images, fonts, audio, video, archives, executables) and unknown
  * bytes with NULs are binary.
  */
 export async function detectType(head: Uint8Array, name: string): Promise<DetectedType> {
@@ -50,7 +50,8 @@ export async function detectType(head: Uint8Array, name: string): Promise<Detect
   if (found) {
     // a DOCX whose [Content_Types].xml lies past the head looks like a plain ZIP; its name settles it
     if (found.mime === 'application/zip' && byName === DOCX) return { contentType: DOCX };
-    if (found.mime === 'application/xml') return { contentType: byName && /xml|html/.test(byName) ? byName : 'application/xml' };
+    // an XML declaration keeps a declared text type (XHTML, a .txt that is XML), as the pipeline's detect stage does
+    if (found.mime === 'application/xml') return { contentType: byName && byName !== DOCX && byName !== 'application/pdf' ? byName : 'application/xml' };
     if (INDEXABLE.has(found.mime)) return { contentType: found.mime };
     // a text file whose first characters happen to look like a signature (a .txt that starts with "BM")
     if (text && byName && byName !== DOCX && byName !== 'application/pdf') return { contentType: byName };
@@ -58,7 +59,14 @@ export async function detectType(head: Uint8Array, name: string): Promise<Detect
   }
   if (byName === DOCX || byName === 'application/pdf') return { contentType: byName };
   if (!text) return { contentType: 'application/octet-stream', binary: 'application/octet-stream' };
-  return { contentType: byName ?? 'text/plain' };
+  return { contentType: byName ?? (HTML_START.test(latin1(head.subarray(0, 1024)).replace(/^\xef\xbb\xbf/, '').trimStart()) ? 'text/html' : 'text/plain') };
+}
+
+/** How HTML starts (WHATWG MIME Sniffing 7.1, much simplified), for text files without a known extension. */
+const HTML_START = /^(?:<!--[\s\S]*?-->\s*)*(?:<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i;
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
 }
 
 function hasNul(bytes: Uint8Array): boolean {

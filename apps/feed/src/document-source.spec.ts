@@ -187,6 +187,8 @@ describe('document source - types', () => {
       'n.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>',
       'o.txt': Uint8Array.from([0xff, 0xfe, 0x68, 0x00, 0x69, 0x00]),
       'p.html': '',
+      'q.php': '\uFEFF<!-- generated -->\n<!DOCTYPE html><html></html>',
+      'r.txt': '<?xml version="1.0"?><note/>',
     });
   });
 
@@ -212,6 +214,8 @@ describe('document source - types', () => {
       m: 'text/plain',
       'o.txt': 'text/plain',
       'p.html': 'text/html',
+      'q.php': 'text/html',
+      'r.txt': 'text/plain',
     });
   });
 
@@ -220,7 +224,7 @@ describe('document source - types', () => {
     expect(skips).toEqual([]);
     const types = Object.fromEntries(docs.map((d) => [d.id.slice(root.length + 1), d.attributes?.['content_type']]));
     expect(types).toMatchObject({ 'a.png': 'image/png', 'b.ttf': 'font/ttf', 'c.zip': 'application/zip', 'd.bin': 'application/octet-stream', 'n.svg': 'image/svg+xml' });
-    expect(docs).toHaveLength(16);
+    expect(docs).toHaveLength(18);
   });
 
   it('hidden entries are skipped and said so', async () => {
@@ -235,7 +239,7 @@ describe('document source - types', () => {
 });
 
 describe('document source - large files', () => {
-  it('a 30 MB file becomes a document without being read; open() streams it in chunks', async () => {
+  it('a 30 MB file becomes a document without being read (only its head, for the type); open() streams it in chunks', async () => {
     const size = 30 * 1024 * 1024;
     const root = await tree('large', {});
     await mkdir(root, { recursive: true });
