@@ -143,6 +143,18 @@ describe('document source - bad inputs never stop the walk', () => {
     expect(errors).toEqual([`${join(root, 'fifo')}: not a regular file or directory (a FIFO)`, expect.stringMatching(new RegExp(`^${join(root, 'mem')}: cannot read: .*EIO`))]);
   });
 
+  it('an entry that vanishes between the listing and its turn is an input error; the next entries are fed', async () => {
+    const root = await tree('vanishing', { 'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c' });
+    const errors: string[] = [];
+    const ids: string[] = [];
+    for await (const d of documents([root], { onError: (e) => errors.push(e.message) })) {
+      ids.push(d.id);
+      if (d.id.endsWith('a.txt')) await rm(join(root, 'b.txt')); // the directory was listed already
+    }
+    expect(ids).toEqual([join(root, 'a.txt'), join(root, 'c.txt')]);
+    expect(errors).toEqual([`${join(root, 'b.txt')}: no such file or directory`]);
+  });
+
   it('a missing input is an input error and the next input is read', async () => {
     const root = await tree('missing', { 'a.txt': 'a' });
     const { ids, errors } = await collect([join(root, 'nope'), root]);
