@@ -116,7 +116,10 @@ export async function* documents(inputs: string[], options: SourceOptions): Asyn
     }
     if (st.isDirectory()) {
       const around = dirs.find((d) => d === real || d.startsWith(real.endsWith(sep) ? real : real + sep));
-      if (around !== undefined) return onError(new InputError(`${path}: a link to ${real}, which contains ${around}: a loop, not followed`));
+      if (around !== undefined) {
+        const where = around === real ? 'a directory it is in' : `which contains ${around}, a directory it is in`;
+        return onError(new InputError(`${path}: a link to ${real}, ${where}: a loop, not followed`));
+      }
       let entries: string[];
       try {
         entries = (await readdir(path)).sort((a, b) => a.localeCompare(b));
