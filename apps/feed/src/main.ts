@@ -7,7 +7,8 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { SingleBar } from 'cli-progress';
 import { parseCli } from './cli';
-import { documents, type InputError } from './document-source';
+import { documents } from './document-source';
+import { InputTally, peakRssMb } from './input-tally';
 
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
@@ -26,7 +27,7 @@ const mw = await Middleware.connect({ name: 'feed', servers: cli.nats, logger: l
 });
 
 const failures: { id: string; outcome: DocumentOutcome }[] = [];
-const inputErrors: string[] = [];
+const inputs = new InputTally();
 let client: FeedingClient;
 try {
   client = await FeedingClient.open({
@@ -34,6 +35,9 @@ try {
     collection: cli.collection,
     log,
     batchSize: cli.batchSize,
+    ...(cli.batchBytes ? { batchBytes: cli.batchBytes } : {}),
+    inlineMaxBytes: cli.inlineMaxBytes,
+    maxDocumentBytes: cli.maxDocumentBytes,
     ...(cli.maxInFlight ? { maxInFlightOps: cli.maxInFlight } : {}),
     limitedResubmits: cli.limitedResubmits,
     maxResubmits: cli.maxResubmits,
@@ -50,22 +54,22 @@ try {
 const started = Date.now();
 const tty = Boolean(process.stderr.isTTY) && !cli.quiet;
 const bar = tty
-  ? new SingleBar({ format: '{bar} {done}/{total} docs | {rate} docs/s | in flight {inflight} | completed {completed} | failed {failed} | lost {lost}', hideCursor: true, stream: process.stderr })
+  ? new SingleBar({ format: '{bar} {done}/{total} docs | {rate} docs/s | in flight {inflight} | completed {completed} | failed {failed} | lost {lost} | skipped {skipped} | input errors {inputerrors}', hideCursor: true, stream: process.stderr })
   : undefined;
 let total = 0;
 const render = () => {
   const s = client.snapshot;
   const secs = (Date.now() - started) / 1000;
   const done = s.completed + s.failed;
-  const fields = { done, rate: (done / Math.max(secs, 0.001)).toFixed(0), inflight: s.inFlight, completed: s.completed, failed: s.failed, lost: s.lost };
+  const fields = { done, rate: (done / Math.max(secs, 0.001)).toFixed(0), inflight: s.inFlight, completed: s.completed, failed: s.failed, lost: s.lost, skipped: inputs.skippedSummary(), inputerrors: inputs.errorCount };
   if (bar) {
     bar.setTotal(Math.max(total, 1));
     bar.update(done, fields);
   } else if (!cli.quiet) {
-    process.stderr.write(`feed: ${done}/${total} docs, ${fields.rate} docs/s, in flight ${s.inFlight}, completed ${s.completed}, failed ${s.failed}, lost ${s.lost}\n`);
+    process.stderr.write(`feed: ${done}/${total} docs, ${fields.rate} docs/s, in flight ${s.inFlight}, completed ${s.completed}, failed ${s.failed}, lost ${s.lost}, skipped ${fields.skipped}, input errors ${fields.inputerrors}\n`);
   }
 };
-bar?.start(1, 0, { done: 0, rate: 0, inflight: 0, completed: 0, failed: 0, lost: 0 });
+bar?.start(1, 0, { done: 0, rate: 0, inflight: 0, completed: 0, failed: 0, lost: 0, skipped: '0', inputerrors: 0 });
 const ticker = setInterval(render, tty ? 200 : 5000);
 
 let interrupted = false;
@@ -76,13 +80,13 @@ process.on('SIGINT', () => {
 });
 
 try {
-  for await (const doc of documents(cli.inputs, (e: InputError) => inputErrors.push(e.message))) {
+  for await (const doc of documents(cli.inputs, { onError: inputs.error, onSkip: inputs.skip, includeBinary: cli.includeBinary })) {
     if (interrupted) break;
     total++;
     await client.feed(doc);
   }
 } catch (err) {
-  process.stderr.write(`\nfeed: reading input failed: ${(err as Error).message}\n`);
+  inputs.error(new Error(`reading input failed: ${(err as Error).message}`));
 }
 const { stats, unfinished } = await client.drain(cli.timeoutS * 1000);
 clearInterval(ticker);
@@ -106,7 +110,8 @@ const report = {
   batches: stats.batches,
   seconds: Number(secs.toFixed(2)),
   docs_per_second: Number(((stats.completed + stats.failed) / Math.max(secs, 0.001)).toFixed(1)),
-  input_errors: inputErrors,
+  ...inputs.report(),
+  peak_rss_mb: { feed: peakRssMb() },
   failures: failures.map((f) => ({ id: f.id, ...(f.outcome.kind === 'failed' ? { error: f.outcome.error, attempts: f.outcome.attempts } : {}) })),
   unfinished_ids: unfinished,
 };
@@ -120,6 +125,9 @@ for (const f of report.failures.slice(0, 20)) {
   out.write(`  failed ${f.id}: ${e ? `${e.name} (${e.type} ${e.code}) ${e.description}${e.processor ? ` [${e.processor}]` : ''}, suggested action ${e.suggestedAction}` : 'unknown'}\n`);
 }
 if (report.failures.length > 20) out.write(`  ... and ${report.failures.length - 20} more${cli.report ? ` (see ${cli.report})` : ' (use --report <file>)'}\n`);
-for (const e of inputErrors.slice(0, 10)) out.write(`  input error: ${e}\n`);
+if (report.skipped.count) out.write(`skipped ${inputs.skippedSummary(10)}: not fed${cli.includeBinary ? '' : ' (--include-binary sends binary types anyway)'}\n`);
+for (const e of report.input_errors.slice(0, 10)) out.write(`  input error: ${e}\n`);
+if (report.input_error_count > 10) out.write(`  ... and ${report.input_error_count - 10} more input errors${cli.report ? ` (see ${cli.report})` : ' (use --report <file>)'}\n`);
 for (const id of unfinished.slice(0, 10)) out.write(`  no final status: ${id}\n`);
-process.exit(report.failed || report.unfinished || inputErrors.length ? 1 : 0);
+out.write(`peak RSS of feed: ${report.peak_rss_mb.feed} MB\n`);
+process.exit(report.failed || report.unfinished || report.input_error_count ? 1 : 0);
