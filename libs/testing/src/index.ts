@@ -15,3 +15,14 @@ export { waitFor } from './wait-for';
 export { ChildService, type ChildServiceOptions } from './child-service';
 export { LocalWebSites, type LocalWebSitesOptions } from './local-web-sites';
 export { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate';
+export { generateRealCorpus, CORPUS_DOCUMENT_LIMIT_BYTES, OVERSIZE_BYTES, type RealCorpusOptions } from './real-corpus';
+export {
+  expectationName,
+  readCorpusManifest,
+  writeCorpusManifest,
+  type CorpusExpectation,
+  type CorpusFile,
+  type CorpusKind,
+  type CorpusManifest,
+} from './real-corpus-manifest';
+export { CORPUS_SIZE_MODEL, SeededRandom, logNormalParams, uniqueWord } from './real-corpus-random';
