@@ -35,7 +35,7 @@ describe('a crawl of sites with stylesheets, images and gzip-compressed pages, f
           .find((l) => l['msg'] === 'crawl progress' && l['collection'] === 'web' && l['idle'] === true && Date.parse(String(l['time'])) >= doneAt),
       { timeoutMs: 10_000, what: 'an idle progress line' },
     );
-    expect(line).toMatchObject({ excluded_type: sites.notIndexable.size, excluded_size: 0, unfed: 0 });
+    expect(line).toMatchObject({ excluded_type: sites.notIndexable.size, excluded_size: 0, unfed: 0, feed_failed: 0 });
     expect((line['fed'] as number) + (line['duplicates'] as number)).toBe(sites.contentPages.size);
   }, 150_000);
 });

@@ -117,7 +117,8 @@ describe('node scheduler', () => {
       { kind: 'error', reason: 'HTTP 500' },
     ];
     for (const o of outcomes) r.m.fetched(r.m.nextFetch()!, o);
-    expect(r.m.stats('web')).toEqual({ fetched: 5, fed: 1, duplicates: 1, unfed: 1, excluded_type: 1, excluded_size: 1, excluded: 0, errors: 1, redirects: 0 });
+    r.m.feedFailed('web');
+    expect(r.m.stats('web')).toEqual({ fetched: 5, fed: 1, duplicates: 1, unfed: 1, excluded_type: 1, excluded_size: 1, excluded: 0, errors: 1, redirects: 0, feed_failed: 1 });
   });
 
   it('a refused site is blocked for 30 minutes with its entries kept, then asked again', () => {

@@ -78,7 +78,8 @@ interface Collection {
  * A collection's counters (sent in CMD_UM_STAT). Every 2xx answer read is `fetched`, and is then exactly one of
  * `fed` (handed to the feeding client), `duplicates` (another URI owns its content), `unfed` (owned, but feeding is
  * off or suspended), `excluded_type` (not a type the pipeline indexes) or `excluded_size` (over the body bound).
- * `excluded` counts URIs never fetched (robots.txt, include / exclude rules).
+ * `excluded` counts URIs never fetched (robots.txt, include / exclude rules). `feed_failed` counts documents the
+ * feeding chain took and then failed (a processing error, document_too_large...): the feeding client's outcomes.
  */
 export interface CrawlStats {
   fetched: number;
@@ -90,9 +91,10 @@ export interface CrawlStats {
   excluded: number;
   errors: number;
   redirects: number;
+  feed_failed: number;
 }
 
-const noStats = (): CrawlStats => ({ fetched: 0, fed: 0, duplicates: 0, unfed: 0, excluded_type: 0, excluded_size: 0, excluded: 0, errors: 0, redirects: 0 });
+const noStats = (): CrawlStats => ({ fetched: 0, fed: 0, duplicates: 0, unfed: 0, excluded_type: 0, excluded_size: 0, excluded: 0, errors: 0, redirects: 0, feed_failed: 0 });
 
 export interface Fetch {
   collection: string;
@@ -591,6 +593,12 @@ export class NodeSchedulerMachine {
     }
     if (s.queue.length === 0 && !s.busy && s.processing === 0) this.release(c, s);
     this.opts.onWork?.();
+  }
+
+  /** The feeding chain failed a document of the collection after it was fed (the feeding client's outcome). */
+  feedFailed(collection: string): void {
+    const c = this.collections.get(collection);
+    if (c) c.stats.feed_failed++;
   }
 
   /** Recrawl these URIs at the front of their sites' queues (promote requests 3.1.5.25, reprocess 3.1.5.14). */

@@ -67,7 +67,16 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
   const feeder = (collection: string): Promise<FeedingClient> => {
     let f = feeders.get(collection);
     if (!f) {
-      f = FeedingClient.open({ mw, collection, log: log ?? mw.log });
+      f = FeedingClient.open({
+        mw,
+        collection,
+        log: log ?? mw.log,
+        onOutcome: (id, outcome) => {
+          if (outcome.kind !== 'failed') return;
+          machine.feedFailed(collection);
+          log?.warn({ collection, uri: id, error: outcome.error.name, description: outcome.error.description }, 'fed document failed in the feeding chain');
+        },
+      });
       feeders.set(collection, f);
       f.catch((err: Error) => {
         log?.error({ collection, err: err.message }, 'cannot open a feeding session');

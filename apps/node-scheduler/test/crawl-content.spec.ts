@@ -154,6 +154,7 @@ describe('crawling a site with large pages, stylesheets, images, Latin-1 and com
       excluded: 0,
       errors: 0,
       redirects: 0,
+      feed_failed: 0,
     });
   }, 60_000);
 });
