@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '@esp/logging';
-import { BodyTooLargeError, httpGet, type HttpGetOptions } from './http-get';
+import { BodyTooLargeError, httpGet, type HttpGetOptions, type HttpGetResult } from './http-get';
 import { indexableType, type IndexableFormat } from './indexable-type';
 import { extractLinks } from './link-extractor';
 import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
@@ -132,7 +132,7 @@ export class Crawler {
         if (!robotsAllows(rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' });
       }
       this.fetchCount.set(uri, (this.fetchCount.get(uri) ?? 0) + 1);
-      let res;
+      let res: HttpGetResult;
       try {
         res = await httpGet(url, this.getOptions);
       } catch (err) {
