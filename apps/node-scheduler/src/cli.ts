@@ -1,4 +1,5 @@
 import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { DEFAULT_MAX_BODY_BYTES } from './crawler';
 
 export const HELP = `Usage: node-scheduler --id <node id> [options]
 
@@ -20,6 +21,8 @@ Options:
                           loopback IP) (default: ip)
   --user-agent <name>     User-Agent and robots.txt agent name (default: esp-crawler)
   --concurrency <n>       fetches in flight at most, one per site (default: 16)
+  --max-body-bytes <n>    a page's body at most, after decompression; larger pages are not fed and are counted
+                          as excluded_size (default: 10485760, 10 MiB)
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --stats-ms <ms>         CMD_UM_STAT interval (default: 60000)
   -h, --help              show this help
@@ -38,6 +41,7 @@ export type Cli = CliResult<{
   ipKey: 'ip' | 'ip-port';
   userAgent: string;
   concurrency: number;
+  maxBodyBytes: number;
   keepaliveMs: number;
   statsMs: number;
 }>;
@@ -58,6 +62,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'ip-key': { type: 'string' },
       'user-agent': { type: 'string' },
       concurrency: { type: 'string' },
+      'max-body-bytes': { type: 'string' },
       'keepalive-ms': { type: 'string' },
       'stats-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -72,6 +77,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (ipKey !== 'ip' && ipKey !== 'ip-port') return { kind: 'error', message: `--ip-key must be ip or ip-port, got "${ipKey}"` };
   const concurrency = integerOption('concurrency', values.concurrency, 16, 1, 1000);
   if (typeof concurrency === 'string') return { kind: 'error', message: concurrency };
+  const maxBodyBytes = integerOption('max-body-bytes', values['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 1024, 2 ** 31 - 1);
+  if (typeof maxBodyBytes === 'string') return { kind: 'error', message: maxBodyBytes };
   const keepaliveMs = integerOption('keepalive-ms', values['keepalive-ms'], 120_000, 10, 86_400_000);
   if (typeof keepaliveMs === 'string') return { kind: 'error', message: keepaliveMs };
   if (values['dup-replica'] !== undefined && values.dup === undefined) return { kind: 'error', message: '--dup-replica needs --dup' };
@@ -95,6 +102,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     ipKey,
     userAgent: values['user-agent'] ?? 'esp-crawler',
     concurrency,
+    maxBodyBytes,
     keepaliveMs,
     statsMs,
   };

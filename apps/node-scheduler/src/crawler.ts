@@ -1,45 +1,67 @@
 /**
  * The node scheduler's I/O edge: takes fetches from the machine as sites become due (at most `concurrency` at
- * once, one per site), fetches over HTTP(S) with robots.txt, bounded bodies and timeouts, extracts links, checks
- * the content checksum with the duplicate server, and feeds the owner's copy into the feeding chain.
+ * once, one per site), fetches over HTTP(S) with robots.txt, bounded bodies and timeouts, keeps only the types the
+ * pipeline indexes (indexable-type.ts), extracts links from HTML, checks the content checksum with the duplicate
+ * server, and hands the owner's copy, its raw bytes and the server's Content-Type header, to `feed`.
  *
  *   const crawler = new Crawler({ machine, userAgent: 'esp-crawler', checksum, feed });
  *   crawler.wake();
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '@esp/logging';
-import { httpGet, type HttpGetOptions } from './http-get';
+import { BodyTooLargeError, httpGet, type HttpGetOptions, type HttpGetResult } from './http-get';
+import { indexableType, type IndexableFormat } from './indexable-type';
 import { extractLinks } from './link-extractor';
-import type { Fetch, NodeSchedulerMachine } from './node-scheduler-machine';
+import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
 import { ALLOW_ALL, DENY_ALL, parseRobots, robotsAllows, type RobotsRules } from './robots';
 
 export interface CrawledPage {
   collection: string;
   uri: string;
   site: string;
+  /** from an HTML page's <title>; '' otherwise */
   title: string;
-  html: string;
-  text: string;
+  /** the body as served, decompressed; never decoded here (the pipeline's charset stage does that) */
+  body: Uint8Array;
+  /** the Content-Type header as served, charset= included ('' when there was none) */
   contentType: string;
+  format: IndexableFormat;
   checksum: Uint8Array;
 }
+
+/** The body bound of a page unless configured: larger pages are not fed (excluded_size). */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export interface CrawlerOptions {
   machine: NodeSchedulerMachine;
   userAgent?: string;
   concurrency?: number;
   timeoutMs?: number;
+  /** A page's body at most, decompressed (default DEFAULT_MAX_BODY_BYTES). */
   maxBodyBytes?: number;
   /** Who owns this content? Resolves to the owner URI (the duplicate server's answer), or the page's own URI. */
   checksum: (collection: string, uri: string, csum: Uint8Array) => Promise<string>;
-  /** Feeds an owned page. */
-  feed: (page: CrawledPage) => Promise<void>;
+  /** Feeds an owned page; resolves true when it was handed to the feeding client (false: feeding off or suspended). */
+  feed: (page: CrawledPage) => Promise<boolean>;
   /** A page whose content another URI owns. */
   onDuplicate?: (page: CrawledPage, ownUri: string) => void;
   log?: Logger;
 }
 
 const utf8 = new TextDecoder();
+
+/** The text of an HTML page for link extraction, in the header's charset when the platform knows it. */
+function decodeForLinks(body: Uint8Array, contentType: string): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  if (charset) {
+    try {
+      return new TextDecoder(charset).decode(body);
+    } catch {
+      // an unknown label: UTF-8 (links are mostly ASCII)
+    }
+  }
+  return utf8.decode(body);
+}
 
 export class Crawler {
   private running = 0;
@@ -56,7 +78,7 @@ export class Crawler {
 
   constructor(private readonly opts: CrawlerOptions) {
     this.debug = opts.log?.isLevelEnabled('debug') ?? false;
-    this.getOptions = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? 10 * 1024 * 1024 };
+    this.getOptions = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
   }
 
   get inFlight(): number {
@@ -107,33 +129,42 @@ export class Crawler {
       const url = new URL(uri);
       if (f.settings.robots) {
         const rules = await this.robotsFor(url);
-        if (!robotsAllows(rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' }, false);
+        if (!robotsAllows(rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' });
       }
       this.fetchCount.set(uri, (this.fetchCount.get(uri) ?? 0) + 1);
-      const res = await httpGet(url, this.getOptions);
+      let res: HttpGetResult;
+      try {
+        res = await httpGet(url, this.getOptions);
+      } catch (err) {
+        if (err instanceof BodyTooLargeError) return m.fetched(f, { kind: 'too_large', maxBytes: err.maxBytes });
+        throw err;
+      }
       if (res.status >= 300 && res.status < 400 && res.location) {
         const location = new URL(res.location, url);
         location.hash = '';
-        return m.fetched(f, { kind: 'redirect', location: location.toString(), status: res.status }, false);
+        return m.fetched(f, { kind: 'redirect', location: location.toString(), status: res.status });
       }
-      if (res.status < 200 || res.status >= 300) return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` }, false);
-      const { body, contentType } = res;
+      if (res.status < 200 || res.status >= 300) return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` });
+      const { body, contentTypeHeader } = res;
       m.requestDone(f);
-      if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length }, 'page fetched');
-      const html = utf8.decode(body);
-      const isHtml = contentType === 'text/html' || contentType === 'application/xhtml+xml';
-      const page = isHtml ? extractLinks(html, uri, f.settings.linkTags) : { links: [], title: '', text: html, refresh: undefined };
+      if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length, contentType: contentTypeHeader }, 'page fetched');
+      const type = await indexableType(contentTypeHeader, body);
+      if (!type.indexable) {
+        if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, reason: type.reason }, 'not indexable: not fed');
+        return m.fetched(f, { kind: 'not_indexable', reason: type.reason });
+      }
+      const page = type.format === 'html' ? extractLinks(decodeForLinks(body, contentTypeHeader), uri, f.settings.linkTags) : { links: [], title: '' };
       // links first: the site's next request must not wait for this page's duplicate check
       m.linksFound(f, page.links);
       const checksum = new Uint8Array(createHash('md5').update(body).digest());
-      const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, html, text: page.text, contentType, checksum };
+      const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, body, contentType: contentTypeHeader, format: type.format, checksum };
       const ownUri = await this.opts.checksum(f.collection, uri, checksum);
-      const owner = ownUri === uri;
-      if (owner) await this.opts.feed(crawled);
+      let fate: PageFate = 'duplicate';
+      if (ownUri === uri) fate = (await this.opts.feed(crawled)) ? 'fed' : 'unfed';
       else this.opts.onDuplicate?.(crawled, ownUri);
-      m.fetched(f, { kind: 'page', links: [] }, owner);
+      m.fetched(f, { kind: 'page', links: [], fate });
     } catch (err) {
-      m.fetched(f, { kind: 'error', reason: (err as Error).message }, false);
+      m.fetched(f, { kind: 'error', reason: (err as Error).message });
     }
   }
 

@@ -1,7 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BodyTooLargeError, httpGet } from './http-get';
+import { BodyTooLargeError, ContentEncodingError, httpGet } from './http-get';
+
+const HTML = '<p>hello, compressed world</p>'.repeat(20);
+const encoded: Record<string, Buffer> = {
+  gzip: gzipSync(HTML),
+  br: brotliCompressSync(HTML),
+  deflate: deflateSync(HTML),
+  'raw-deflate': deflateRawSync(HTML),
+  'gzip-twice': gzipSync(gzipSync(HTML)),
+};
+// 64 MiB of zeros: about 64 KiB of gzip
+const BOMB = gzipSync(Buffer.alloc(64 << 20), { level: 9 });
 
 let server: Server;
 let base: string;
@@ -23,6 +35,20 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       for (let i = 0; i < 10; i++) res.write('y'.repeat(500));
       res.end();
+    } else if (req.url?.startsWith('/enc/')) {
+      const name = req.url.slice(5);
+      const contentEncoding = name === 'raw-deflate' ? 'deflate' : name === 'gzip-twice' ? 'gzip, gzip' : name;
+      res.writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1', 'content-encoding': contentEncoding });
+      res.end(encoded[name]);
+    } else if (req.url === '/bomb') {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+      res.end(BOMB);
+    } else if (req.url === '/corrupt') {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+      res.end(Buffer.from('this is not gzip at all'));
+    } else if (req.url === '/zstd') {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'zstd' });
+      res.end(Buffer.from('whatever'));
     } else if (req.url === '/stall') {
       // headers never come
     } else {
@@ -46,6 +72,7 @@ describe('httpGet', () => {
     const res = await httpGet(new URL('/page', base), opts);
     expect(res.status).toBe(200);
     expect(res.contentType).toBe('text/html');
+    expect(res.contentTypeHeader).toBe('text/html; charset=utf-8');
     expect(new TextDecoder().decode(res.body)).toBe('<p>hello</p>');
     expect(seenAgents.at(-1)).toBe('esp-test-agent');
   });
@@ -71,5 +98,35 @@ describe('httpGet', () => {
     const t0 = Date.now();
     await expect(httpGet(new URL('/stall', base), { ...opts, timeoutMs: 300 })).rejects.toThrow(/timeout/i);
     expect(Date.now() - t0).toBeLessThan(2_500);
+  });
+
+  it('asks for gzip, deflate and br, and decompresses each (zlib or raw deflate, nested codings)', async () => {
+    for (const name of Object.keys(encoded)) {
+      const res = await httpGet(new URL(`/enc/${name}`, base), { ...opts, maxBodyBytes: 10_000 });
+      expect(new TextDecoder().decode(res.body), name).toBe(HTML);
+      // the full header: the charset parameter is the pipeline's to read
+      expect(res.contentTypeHeader).toBe('text/html; charset=ISO-8859-1');
+    }
+    expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
+  });
+
+  it('bounds the decompressed bytes: a compressed body under the bound that inflates past it is refused, not held', async () => {
+    expect(encoded['gzip']!.length).toBeLessThan(1_000);
+    expect(HTML.length).toBeGreaterThan(500);
+    await expect(httpGet(new URL('/enc/gzip', base), { ...opts, maxBodyBytes: 500 })).rejects.toBeInstanceOf(BodyTooLargeError);
+    const before = process.memoryUsage().arrayBuffers;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers)), 1);
+    await expect(httpGet(new URL('/bomb', base), { ...opts, maxBodyBytes: 1 << 20 })).rejects.toBeInstanceOf(BodyTooLargeError);
+    clearInterval(sampler);
+    // 64 MiB decompressed would show; the bound (1 MiB) and a few zlib chunks do not come near
+    expect(peak - before).toBeLessThan(16 << 20);
+    expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
+  });
+
+  it('a body that does not decompress, or an encoding it did not ask for, is an error of its own', async () => {
+    await expect(httpGet(new URL('/corrupt', base), opts)).rejects.toBeInstanceOf(ContentEncodingError);
+    await expect(httpGet(new URL('/zstd', base), opts)).rejects.toThrow('unsupported content-encoding "zstd"');
+    expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
   });
 });

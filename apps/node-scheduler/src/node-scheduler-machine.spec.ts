@@ -9,7 +9,7 @@ import {
 } from '@esp/codecs';
 import { ManualClock } from '@esp/timers';
 import { describe, expect, it } from 'vitest';
-import { BLOCK_MS, entryFor, NodeSchedulerMachine } from './node-scheduler-machine';
+import { BLOCK_MS, entryFor, NodeSchedulerMachine, type FetchOutcome } from './node-scheduler-machine';
 
 const MNS = 'mns';
 const dspec = (extra: Array<[string, unknown]> = []) =>
@@ -71,8 +71,8 @@ describe('node scheduler', () => {
     const a = r.m.nextFetch()!;
     expect(a.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
     expect(a.depth).toBe(1);
-    r.m.fetched(home, { kind: 'page', links: [] }, true);
-    r.m.fetched(a, { kind: 'page', links: [] }, true);
+    r.m.fetched(home, { kind: 'page', links: [], fate: 'fed' });
+    r.m.fetched(a, { kind: 'page', links: [], fate: 'fed' });
     r.clock.advance(2000);
     expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/b');
     // the site stayed granted throughout: no STOP_CRAWL_IP / START_CRAWL_IP again while work was queued
@@ -92,14 +92,33 @@ describe('node scheduler', () => {
     const f1 = r.m.nextFetch()!;
     expect(f1.entry.uri.uri).toBe('http://127.0.0.1:8001/c');
     expect(r.m.nextFetch()).toBeUndefined(); // one at a time per site
-    r.m.fetched(f1, { kind: 'excluded' }, false); // robots.txt said no: no request, no delay
+    r.m.fetched(f1, { kind: 'excluded' }); // robots.txt said no: no request, no delay
     const f2 = r.m.nextFetch()!;
     expect(f2.entry.uri.uri).toBe('http://127.0.0.1:8001/a');
-    r.m.fetched(f2, { kind: 'page', links: [] }, true);
+    r.m.fetched(f2, { kind: 'page', links: [], fate: 'fed' });
     expect(r.m.nextFetch()).toBeUndefined(); // politeness
     expect(r.m.nextWakeMs()).toBe(2000);
     r.clock.advance(2000);
     expect(r.m.nextFetch()!.entry.uri.uri).toBe('http://127.0.0.1:8001/b');
+  });
+
+  it('statistics: every page read is fetched and exactly one of fed, duplicate, unfed, excluded by type or by size', () => {
+    const r = rig({ ipKey: 'ip-port' });
+    r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: new FswcuDict([[fswcuBytes('delay'), 0]]), epoch: 1 });
+    r.route('127.0.0.1:8001');
+    for (const p of ['a', 'b', 'c', 'd', 'e', 'f']) r.uri(`http://127.0.0.1:8001/${p}`);
+    r.grant('127.0.0.1:8001', true, '127.0.0.1:8001');
+    const outcomes: FetchOutcome[] = [
+      { kind: 'page', links: [], fate: 'fed' },
+      { kind: 'page', links: [], fate: 'duplicate' },
+      { kind: 'page', links: [], fate: 'unfed' },
+      { kind: 'not_indexable', reason: 'served as text/css, a type the pipeline does not index' },
+      { kind: 'too_large', maxBytes: 10 },
+      { kind: 'error', reason: 'HTTP 500' },
+    ];
+    for (const o of outcomes) r.m.fetched(r.m.nextFetch()!, o);
+    r.m.feedFailed('web');
+    expect(r.m.stats('web')).toEqual({ fetched: 5, fed: 1, duplicates: 1, unfed: 1, excluded_type: 1, excluded_size: 1, excluded: 0, errors: 1, redirects: 0, feed_failed: 1 });
   });
 
   it('a refused site is blocked for 30 minutes with its entries kept, then asked again', () => {
@@ -127,7 +146,7 @@ describe('node scheduler', () => {
     r.take();
     const f = r.m.nextFetch()!;
     const links = ['http://127.0.0.1:8001/x', 'http://127.0.0.1:8001/x', 'http://127.0.0.1:8001/private/p', 'http://127.0.0.1:8002/y', 'http://127.0.0.1:8003/z', 'http://127.0.0.1:8003/z'];
-    r.m.fetched(f, { kind: 'page', links }, true);
+    r.m.fetched(f, { kind: 'page', links, fate: 'fed' });
     const sent = r.take().filter((m) => m.command === 'CMD_UM_URI');
     expect(sent.map((m) => (m as { entry: { uri: { uri: string } } }).entry.uri.uri)).toEqual(['http://127.0.0.1:8002/y', 'http://127.0.0.1:8003/z']);
     expect(r.m.stats('web')).toMatchObject({ fetched: 1, fed: 1, excluded: 1 });
@@ -141,7 +160,7 @@ describe('node scheduler', () => {
     r.route('127.0.0.1:8001');
     r.uri('http://127.0.0.1:8001/r');
     r.grant('127.0.0.1:8001', true);
-    r.m.fetched(r.m.nextFetch()!, { kind: 'redirect', location: 'http://127.0.0.1:8001/target', status: 301 }, false);
+    r.m.fetched(r.m.nextFetch()!, { kind: 'redirect', location: 'http://127.0.0.1:8001/target', status: 301 });
     r.clock.advance(2000);
     const next = r.m.nextFetch()!;
     expect(next.entry.uri.uri).toBe('http://127.0.0.1:8001/target');
@@ -154,11 +173,11 @@ describe('node scheduler', () => {
     r.route('127.0.0.1:8001');
     r.uri('http://127.0.0.1:8001/');
     r.grant('127.0.0.1:8001', true);
-    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: ['http://127.0.0.1:8001/1'] }, true);
+    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: ['http://127.0.0.1:8001/1'], fate: 'fed' });
     r.clock.advance(2000);
     const second = r.m.nextFetch()!;
     expect(second.depth).toBe(1);
-    r.m.fetched(second, { kind: 'page', links: ['http://127.0.0.1:8001/2'] }, true);
+    r.m.fetched(second, { kind: 'page', links: ['http://127.0.0.1:8001/2'], fate: 'fed' });
     r.clock.advance(2000);
     expect(r.m.nextFetch()).toBeUndefined();
   });
@@ -184,7 +203,7 @@ describe('node scheduler', () => {
     r.recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: dspec() });
     r.uri('http://127.0.0.1:8001/a');
     r.grant('127.0.0.1:8001', true);
-    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: [] }, true);
+    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: [], fate: 'fed' });
     r.recv({ command: 'CMD_UM_DELETE_SITE', dspecName: 'web', site: '127.0.0.1:8001' });
     expect(r.events).toContain('delete web http://127.0.0.1:8001/a');
     r.take();
@@ -205,7 +224,7 @@ describe('node scheduler - the multinode scheduler restarted', () => {
     r.grant('127.0.0.1:8001', true, '127.0.0.1:8001');
     r.uri('http://127.0.0.1:8002/x'); // a site nobody asked permission for yet: asking
     const f = r.m.nextFetch()!;
-    r.m.fetched(f, { kind: 'page', links: ['http://127.0.0.1:8003/old', 'http://127.0.0.1:8001/b'] }, true);
+    r.m.fetched(f, { kind: 'page', links: ['http://127.0.0.1:8003/old', 'http://127.0.0.1:8001/b'], fate: 'fed' });
     r.take();
     // two keep-alive rounds answered: /old is confirmed (it went before the first keep-alive)
     r.clock.advance(120_000);
@@ -213,7 +232,7 @@ describe('node scheduler - the multinode scheduler restarted', () => {
     r.clock.advance(120_000);
     r.recv({ command: 'CMD_UM_KEEPALIVE_ACK' }, 1);
     const g = r.m.nextFetch()!;
-    r.m.fetched(g, { kind: 'page', links: ['http://127.0.0.1:8003/new'] }, true);
+    r.m.fetched(g, { kind: 'page', links: ['http://127.0.0.1:8003/new'], fate: 'fed' });
     r.take();
     // the scheduler goes silent (killed): after two unanswered rounds the node registers again
     r.clock.advance(120_000);
@@ -244,7 +263,7 @@ describe('node scheduler - a keep-alive round unanswered (messages lost, e.g. a 
     r.route('127.0.0.1:8001');
     r.uri('http://127.0.0.1:8001/a');
     r.grant('127.0.0.1:8001', true, '127.0.0.1:8001');
-    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: ['http://127.0.0.1:8003/x'] }, true);
+    r.m.fetched(r.m.nextFetch()!, { kind: 'page', links: ['http://127.0.0.1:8003/x'], fate: 'fed' });
     r.take();
     r.clock.advance(120_000); // keep-alive, unanswered
     r.take();

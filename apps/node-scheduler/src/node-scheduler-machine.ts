@@ -71,8 +71,30 @@ interface Collection {
   /** Links already handed to the multinode scheduler (each is sent once). */
   forwarded: Set<string>;
   quarantine: Map<string, number>;
-  stats: { fetched: number; fed: number; duplicates: number; excluded: number; errors: number; redirects: number };
+  stats: CrawlStats;
 }
+
+/**
+ * A collection's counters (sent in CMD_UM_STAT). Every 2xx answer read is `fetched`, and is then exactly one of
+ * `fed` (handed to the feeding client), `duplicates` (another URI owns its content), `unfed` (owned, but feeding is
+ * off or suspended), `excluded_type` (not a type the pipeline indexes) or `excluded_size` (over the body bound).
+ * `excluded` counts URIs never fetched (robots.txt, include / exclude rules). `feed_failed` counts documents the
+ * feeding chain took and then failed (a processing error, document_too_large...): the feeding client's outcomes.
+ */
+export interface CrawlStats {
+  fetched: number;
+  fed: number;
+  duplicates: number;
+  unfed: number;
+  excluded_type: number;
+  excluded_size: number;
+  excluded: number;
+  errors: number;
+  redirects: number;
+  feed_failed: number;
+}
+
+const noStats = (): CrawlStats => ({ fetched: 0, fed: 0, duplicates: 0, unfed: 0, excluded_type: 0, excluded_size: 0, excluded: 0, errors: 0, redirects: 0, feed_failed: 0 });
 
 export interface Fetch {
   collection: string;
@@ -82,8 +104,15 @@ export interface Fetch {
   settings: CrawlSettings;
 }
 
+/** What became of a page read: handed to the feeding client, owned by another URI, or owned and not fed. */
+export type PageFate = 'fed' | 'duplicate' | 'unfed';
+
 export type FetchOutcome =
-  | { kind: 'page'; links: string[] }
+  | { kind: 'page'; links: string[]; fate: PageFate }
+  /** read, but not a type the pipeline indexes (the reason says which and why) */
+  | { kind: 'not_indexable'; reason: string }
+  /** the body (decompressed) is over the crawler's bound */
+  | { kind: 'too_large'; maxBytes: number }
   | { kind: 'redirect'; location: string; status: number }
   | { kind: 'excluded' }
   | { kind: 'error'; reason: string };
@@ -365,7 +394,7 @@ export class NodeSchedulerMachine {
         seen: new Set(),
         forwarded: new Set(),
         quarantine: new Map(),
-        stats: { fetched: 0, fed: 0, duplicates: 0, excluded: 0, errors: 0, redirects: 0 },
+        stats: noStats(),
       });
     }
     this.opts.onConfig?.(name, dspec);
@@ -516,7 +545,7 @@ export class NodeSchedulerMachine {
   }
 
   /** The crawler reports a fetch: links are queued here or sent to the multinode scheduler. */
-  fetched(f: Fetch, outcome: FetchOutcome, fed: boolean): void {
+  fetched(f: Fetch, outcome: FetchOutcome): void {
     const c = this.collections.get(f.collection);
     const s = c?.sites.get(f.site);
     if (!c || !s) return;
@@ -530,10 +559,11 @@ export class NodeSchedulerMachine {
       case 'page':
         s.docs++;
         c.stats.fetched++;
-        if (fed) {
+        if (outcome.fate === 'fed') {
           c.stats.fed++;
           s.fetched.add(f.entry.uri.uri);
-        } else c.stats.duplicates++;
+        } else if (outcome.fate === 'duplicate') c.stats.duplicates++;
+        else c.stats.unfed++;
         if (f.depth < c.settings.maxDepth) for (const link of outcome.links) this.link(c, link, f.entry.uri.uri, f.depth + 1, []);
         break;
       case 'redirect':
@@ -543,6 +573,15 @@ export class NodeSchedulerMachine {
           ...f.entry.redirects,
           { uri: f.entry.uri.uri, kind: outcome.status === 301 ? FSCMT_URI_FLAGS.URIF_REDIRECT_301 : FSCMT_URI_FLAGS.URIF_REDIRECT_302 },
         ]);
+        break;
+      case 'not_indexable':
+        c.stats.fetched++;
+        c.stats.excluded_type++;
+        break;
+      case 'too_large':
+        c.stats.fetched++;
+        c.stats.excluded_size++;
+        this.opts.log?.info({ collection: c.name, uri: f.entry.uri.uri, maxBytes: outcome.maxBytes }, 'page excluded: larger than the body bound');
         break;
       case 'excluded':
         c.stats.excluded++;
@@ -554,6 +593,12 @@ export class NodeSchedulerMachine {
     }
     if (s.queue.length === 0 && !s.busy && s.processing === 0) this.release(c, s);
     this.opts.onWork?.();
+  }
+
+  /** The feeding chain failed a document of the collection after it was fed (the feeding client's outcome). */
+  feedFailed(collection: string): void {
+    const c = this.collections.get(collection);
+    if (c) c.stats.feed_failed++;
   }
 
   /** Recrawl these URIs at the front of their sites' queues (promote requests 3.1.5.25, reprocess 3.1.5.14). */

@@ -5,12 +5,13 @@
  *   const ns = await startNodeScheduler(mw, { cluster: 'default', nodeId: 'n1', mns: 'main', dup: 'dup1' });
  */
 import { crawlAddress, CrawlEndpoint, DuplicateServerClient, DuplicateServerTimeout } from '@esp/crawl-bus';
-import { FeedingClient } from '@esp/content-client';
+import { FeedingClient, type FeedDocument } from '@esp/content-client';
 import { buildFscmtDuplicateServerMessage, type FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import { systemClock, type Clock } from '@esp/timers';
 import { Crawler, type CrawledPage } from './crawler';
+import { pageDocument } from './page-document';
 import { DuplicateServerFailover } from './duplicate-failover';
 import { NodeSchedulerMachine } from './node-scheduler-machine';
 
@@ -32,6 +33,8 @@ export interface NodeSchedulerOptions {
   ipKey?: 'ip' | 'ip-port';
   userAgent?: string;
   concurrency?: number;
+  /** A page's body at most, decompressed (default 10 MiB): larger pages are not fed (stats excluded_size). */
+  maxBodyBytes?: number;
   keepaliveMs?: number;
   statsMs?: number;
   clock?: Clock;
@@ -64,7 +67,16 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
   const feeder = (collection: string): Promise<FeedingClient> => {
     let f = feeders.get(collection);
     if (!f) {
-      f = FeedingClient.open({ mw, collection, log: log ?? mw.log });
+      f = FeedingClient.open({
+        mw,
+        collection,
+        log: log ?? mw.log,
+        onOutcome: (id, outcome) => {
+          if (outcome.kind !== 'failed') return;
+          machine.feedFailed(collection);
+          log?.warn({ collection, uri: id, error: outcome.error.name, description: outcome.error.description }, 'fed document failed in the feeding chain');
+        },
+      });
       feeders.set(collection, f);
       f.catch((err: Error) => {
         log?.error({ collection, err: err.message }, 'cannot open a feeding session');
@@ -73,7 +85,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     }
     return f;
   };
-  const feedDocs = async (collection: string, docs: Array<{ id: string; remove?: boolean; attributes?: Record<string, string> }>): Promise<void> => {
+  const feedDocs = async (collection: string, docs: FeedDocument[]): Promise<void> => {
     if (!opts.feed || docs.length === 0) return;
     const client = await feeder(collection);
     for (const d of docs) await client.feed(d);
@@ -156,6 +168,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     machine,
     userAgent: opts.userAgent,
     concurrency: opts.concurrency,
+    maxBodyBytes: opts.maxBodyBytes,
     log,
     checksum: async (collection, uri, csum) => {
       // an add is idempotent (the same URI gets the same owner), so one lost on the way (a NATS restart) is sent
@@ -174,10 +187,9 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       const mine = owned.get(page.collection) ?? new Map<string, Uint8Array>();
       owned.set(page.collection, mine);
       mine.set(page.uri, page.checksum);
-      if (feedingSuspended.has(page.collection)) return;
-      await feedDocs(page.collection, [
-        { id: page.uri, attributes: { url: page.uri, title: page.title, body: page.html, content_type: page.contentType, site: page.site, crawled_by: opts.nodeId } },
-      ]);
+      if (!opts.feed || feedingSuspended.has(page.collection)) return false;
+      await feedDocs(page.collection, [pageDocument(page, opts.nodeId)]);
+      return true;
     },
     onDuplicate: (page) => {
       const byCsum = duplicates.get(page.collection) ?? new Map<string, Set<string>>();

@@ -1,7 +1,7 @@
 /**
- * Runs the per-page code paths (an HTTP GET, HTML parsing and link resolution, robots rules, hashing, queue entries
- * and the FSCMT messages a page causes) on made-up pages at start-up, before the node scheduler registers with the
- * multinode scheduler. The GETs go to a throwaway server on 127.0.0.1 of this process.
+ * Runs the per-page code paths (an HTTP GET, the indexable-type decision, HTML parsing and link resolution, robots
+ * rules, hashing, queue entries and the FSCMT messages a page causes) on made-up pages at start-up, before the node
+ * scheduler registers with the multinode scheduler. The GETs go to a throwaway server on 127.0.0.1 of this process.
  *
  * V8 compiles a function when it is first called and optimizes it only after many calls. A node scheduler that
  * starts crawling cold did that work on its first pages: on the 2-core development machine the first request of
@@ -19,6 +19,7 @@ import { buildFscmtDuplicateServerMessage, buildFscmtMultinodeSchedulerMessage, 
 import { DEFAULT_LINK_TAGS } from './crawl-settings';
 import { extractLinks } from './link-extractor';
 import { httpGet } from './http-get';
+import { indexableType } from './indexable-type';
 import { entryFor } from './node-scheduler-machine';
 import { parseRobots, robotsAllows } from './robots';
 
@@ -43,6 +44,8 @@ export async function warmUp(rounds = 60, gets = 6): Promise<{ ms: number }> {
   for (let i = 0; i < rounds; i++) {
     const html = page(i);
     const body = utf8.encode(html);
+    // the type decision (file-type's magic number checks) runs on every page too
+    if ((await indexableType('text/html; charset=utf-8', body)).indexable) sink++;
     const text = new TextDecoder().decode(body);
     const uri = `${BASE}p${i}.html`;
     const { links } = extractLinks(text, uri, DEFAULT_LINK_TAGS);

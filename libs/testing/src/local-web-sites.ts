@@ -12,6 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { crc32, deflateSync, gzipSync } from 'node:zlib';
 
 export interface LocalWebSitesOptions {
   hosts?: number;
@@ -25,7 +26,30 @@ export interface LocalWebSitesOptions {
    * is then https://. Clients must trust the certificate (NODE_EXTRA_CA_CERTS for a child process).
    */
   tls?: { key: string; cert: string };
+  /**
+   * Every home page also links to what sites have besides pages, under /res/: a stylesheet (text/css), a PNG
+   * (image/png), a PNG served as text/html, and a gzip-compressed HTML page (Content-Encoding: gzip) with a token of
+   * its own. The first three are fetched but must never be indexed (`notIndexable`); the last is a content page.
+   */
+  resources?: boolean;
 }
+
+/** A 1x1 greyscale PNG: signature, IHDR, IDAT, IEND. */
+function png(): Buffer {
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.from([0, 0x80]))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+const PNG = png();
+const RESOURCES = ['/res/style.css', '/res/logo.png', '/res/png-as-html.html', '/res/gzip.html'];
 
 export class LocalWebSites {
   readonly hits = new Map<string, number>();
@@ -40,13 +64,15 @@ export class LocalWebSites {
   readonly contentPages = new Set<string>();
   /** A word that appears in exactly one page's content (copies share their original's). */
   readonly tokenOf = new Map<string, string>();
+  /** With `resources`: URLs fetched that are not documents to index (a stylesheet, images). */
+  readonly notIndexable = new Set<string>();
   private readonly servers: Server[] = [];
   private ports: number[] = [];
 
-  private constructor(private readonly opts: Required<Omit<LocalWebSitesOptions, 'tls'>> & Pick<LocalWebSitesOptions, 'tls'>) {}
+  private constructor(private readonly opts: Required<Omit<LocalWebSitesOptions, 'tls' | 'resources'>> & Pick<LocalWebSitesOptions, 'tls' | 'resources'>) {}
 
   static async start(options: LocalWebSitesOptions = {}): Promise<LocalWebSites> {
-    const s = new LocalWebSites({ hosts: 4, pagesPerHost: 60, copyEvery: 7, pageBytes: 2000, tls: undefined, ...options });
+    const s = new LocalWebSites({ hosts: 4, pagesPerHost: 60, copyEvery: 7, pageBytes: 2000, tls: undefined, resources: false, ...options });
     await s.listen();
     s.plan();
     return s;
@@ -86,6 +112,7 @@ export class LocalWebSites {
     if (i % 10 === 4 && hosts > 1) out.push(`${this.base((h + 1) % hosts)}/x/${i}`); // 302 to the next host
     if (i % 3 === 0 && hosts > 1) out.push(this.page((h + 1) % hosts, (i + 5) % P)); // a plain cross-host link
     out.push('#top', 'mailto:someone@example.com');
+    if (i === 0 && this.opts.resources) out.push(...RESOURCES);
     return out;
   }
 
@@ -121,6 +148,15 @@ export class LocalWebSites {
         } else if ((m = /^\/x\/(\d+)$/.exec(path))) {
           res.writeHead(302, { location: `/page-${m[1]}.html` });
           res.end();
+        } else if (this.opts.resources && path === '/res/style.css') {
+          res.writeHead(200, { 'content-type': 'text/css' });
+          res.end(`body { font-family: tok${h}cssq; }`);
+        } else if (this.opts.resources && (path === '/res/logo.png' || path === '/res/png-as-html.html')) {
+          res.writeHead(200, { 'content-type': path.endsWith('.png') ? 'image/png' : 'text/html' });
+          res.end(PNG);
+        } else if (this.opts.resources && path === '/res/gzip.html') {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip' });
+          res.end(gzipSync(`<!DOCTYPE html><html><head><title>Compressed</title></head><body><p>tok${h}gzq sent gzip-compressed</p></body></html>`));
         } else if (path.startsWith('/private/')) html('<html><body>excluded by robots.txt, must never be fetched</body></html>');
         else {
           res.writeHead(404);
@@ -158,6 +194,10 @@ export class LocalWebSites {
       else if ((m = /^\/copy-(\d+)\.html$/.exec(u.pathname))) i = Number(m[1]);
       else if ((m = /^\/r\/(\d+)$/.exec(u.pathname))) todo.push(`${this.base(h)}/page-${m[1]}.html`);
       else if ((m = /^\/x\/(\d+)$/.exec(u.pathname))) todo.push(`${this.base(h)}/page-${m[1]}.html`);
+      else if (u.pathname === '/res/gzip.html') {
+        this.contentPages.add(url);
+        this.tokenOf.set(url, `tok${h}gzq`);
+      } else if (u.pathname.startsWith('/res/')) this.notIndexable.add(url);
       if (i === undefined || i >= P) continue;
       this.contentPages.add(url);
       const key = `${h}:${i}`;
