@@ -23,6 +23,11 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 // printable ASCII only: unchanged by NFC and NFKC, no control characters, no whitespace but the space
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const SPACES = / {2,}/g;
+/**
+ * Runs of whitespace other than a lone space: replacing these with one space is the same as replacing every run, but
+ * V8 makes no replacement (and no copy) for the lone spaces between words, hundreds of times faster on a large text.
+ */
+const WHITESPACE_RUNS = /[^\S ]\s*| \s+/g;
 
 export function normalizeText(s: string, o: NormalizeOptions): string {
   if (!o.keep_newlines && PRINTABLE_ASCII.test(s)) {
@@ -37,10 +42,10 @@ export function normalizeText(s: string, o: NormalizeOptions): string {
     out = o.keep_newlines
       ? out
           .split(/\r\n?|\n/)
-          .map((l) => l.replace(/\s+/g, ' ').trim())
+          .map((l) => l.replace(WHITESPACE_RUNS, ' ').trim())
           .filter((l) => l !== '')
           .join('\n')
-      : out.replace(/\s+/g, ' ');
+      : out.replace(WHITESPACE_RUNS, ' ');
   }
   if (o.trim) out = out.trim();
   return out;
