@@ -60,6 +60,10 @@ describe('detect stage', () => {
     expect(await detectType(utf8('just words'), undefined)).toBe('text/plain');
     expect(await detectType(utf8('<p>a fragment</p>'), 'text/html')).toBe('text/html');
     expect(await detectType(Uint8Array.of(1, 0, 2, 0, 3), undefined)).toBe('application/octet-stream');
+    // formats whose magic numbers are printable text are still looked for in text without control characters
+    expect(await detectType(utf8('%PDF-1.4\n1 0 obj << >> endobj\n'), 'text/plain')).toBe('application/pdf');
+    expect(await detectType(utf8('{\\rtf1\\ansi Hello}'), 'text/plain')).toBe('application/rtf');
+    expect(await detectType(utf8('GIF89a\x01\x00\x01\x00'), 'text/plain')).toBe('image/gif');
   });
 
   it('sets content_type, size and format from the bytes: a PDF declared octet-stream', async () => {
