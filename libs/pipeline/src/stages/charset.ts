@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
+import { createRequire } from 'node:module';
 import { BytearrayAttribute } from '@esp/codecs';
 import iconv from 'iconv-lite';
-import jschardet from 'jschardet';
+import type * as Jschardet from 'jschardet';
 import { z } from 'zod';
 import { StageFailure, type Stage, type StageContext } from '../stage';
 import { charsetParam, formatOf, isTextFormat, mimeOf } from './content-type';
@@ -50,6 +51,13 @@ const WINDOWS_1252_LABELS = new Set([
 const META_CHARSET = /<meta\s[^>]*?charset\s*=\s*["']?\s*([a-z0-9_:.+-]+)/i;
 const XML_ENCODING = /^<\?xml\s[^>]*?encoding\s*=\s*["']([a-z0-9._:-]+)["']/i;
 
+// the detector is needed only for text that neither declares its charset nor is UTF-8: loaded then
+let detector: typeof Jschardet | undefined;
+function jschardet(): typeof Jschardet {
+  detector ??= createRequire(import.meta.url)('jschardet') as typeof Jschardet;
+  return detector;
+}
+
 function latin1(bytes: Uint8Array, n: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(n, bytes.length)).toString('latin1');
 }
@@ -86,7 +94,7 @@ export function decideCharset(bytes: Uint8Array, contentType: string | undefined
     if (decl !== undefined) return { label: decl.toLowerCase(), source: 'xml declaration', bom: 0 };
   }
   if (isUtf8(bytes)) return { label: 'utf-8', source: 'utf-8 bytes', bom: 0 };
-  const guess = jschardet.detect(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, o.detect_bytes)));
+  const guess = jschardet().detect(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, o.detect_bytes)));
   if (guess.encoding && guess.confidence >= o.min_confidence && iconv.encodingExists(guess.encoding)) return { label: guess.encoding.toLowerCase(), source: 'detector', bom: 0 };
   return { label: o.fallback.toLowerCase(), source: 'fallback', bom: 0 };
 }

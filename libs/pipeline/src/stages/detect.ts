@@ -1,5 +1,4 @@
 import { BytearrayAttribute, StringAttribute } from '@esp/codecs';
-import { fileTypeFromBuffer } from 'file-type';
 import { z } from 'zod';
 import { StageFailure, type Stage, type StageContext } from '../stage';
 import { fileNameOf, formatOf, isTextFormat, mimeOf, type Format } from './content-type';
@@ -77,7 +76,10 @@ function mayHaveMagic(head: Uint8Array): boolean {
  */
 export async function detectType(bytes: Uint8Array, declared: string | undefined, sniffBytes = 4100): Promise<string> {
   const head = bytes.subarray(0, sniffBytes);
-  let found = mayHaveMagic(head) ? await fileTypeFromBuffer(head) : undefined;
+  if (!mayHaveMagic(head)) return declaredOrSniffed(head, declared);
+  // loaded when first needed, like the PDF and DOCX readers: item processors start faster
+  const { fileTypeFromBuffer } = await import('file-type');
+  let found = await fileTypeFromBuffer(head);
   if (found?.mime === ZIP_TYPE && bytes.length > head.length) found = (await fileTypeFromBuffer(bytes)) ?? found;
   const known = declared !== undefined && declared !== OCTET_STREAM ? declared : undefined;
   if (found !== undefined) {
@@ -85,6 +87,12 @@ export async function detectType(bytes: Uint8Array, declared: string | undefined
     if (found.mime === ZIP_TYPE && known !== undefined && formatOf(known) === 'docx') return known;
     return found.mime;
   }
+  return declaredOrSniffed(head, declared);
+}
+
+/** Without magic numbers: the declared type, else html, xml or plain text, else (NUL bytes) octet-stream. */
+function declaredOrSniffed(head: Uint8Array, declared: string | undefined): string {
+  const known = declared !== undefined && declared !== OCTET_STREAM ? declared : undefined;
   if (!looksLikeText(head)) return known !== undefined && !isTextFormat(formatOf(known)) ? known : OCTET_STREAM;
   return known ?? sniffText(head);
 }

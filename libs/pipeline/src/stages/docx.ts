@@ -1,6 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
 import { BytearrayAttribute } from '@esp/codecs';
-import mammoth from 'mammoth';
 import { z } from 'zod';
 import { StageFailure, type Stage, type StageContext } from '../stage';
 import { DOCX_TYPE, mimeOf } from './content-type';
@@ -89,6 +88,8 @@ export function createDocxStage(name: string, o: DocxOptions): Stage {
       const bytes = body.value;
       let text: string;
       try {
+        // loaded on the first DOCX, as pdf.js is on the first PDF
+        const { default: mammoth } = await import('mammoth');
         const result = await mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) });
         text = wellFormed(result.value);
       } catch (err) {

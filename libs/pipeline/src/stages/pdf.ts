@@ -1,5 +1,4 @@
 import { BytearrayAttribute } from '@esp/codecs';
-import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import { z } from 'zod';
 import { StageFailure, type Stage, type StageContext } from '../stage';
 import { PDF_TYPE, mimeOf } from './content-type';
@@ -19,6 +18,8 @@ export type PdfOptions = z.output<typeof pdfOptions>;
 
 /** The text (pages joined by spaces), title and page count of a PDF, with pdf.js (through unpdf). */
 export async function extractPdf(bytes: Uint8Array): Promise<{ text: string; title: string | undefined; pages: number }> {
+  // loaded on the first PDF: pdf.js is large, and most item processors start and serve text only
+  const { extractText, getDocumentProxy, getMeta } = await import('unpdf');
   // a copy: pdf.js may take the buffer over, and the attribute's bytes can be a view into the whole received batch
   const proxy = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   try {
