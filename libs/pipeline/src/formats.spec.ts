@@ -57,6 +57,7 @@ describe('detect stage', () => {
     expect(await detectType(utf8('  <html lang="en"><p>x'), 'application/octet-stream')).toBe('text/html');
     expect(await detectType(utf8('<?xml version="1.0"?><a/>'), undefined)).toBe('application/xml');
     expect(await detectType(utf8('<?xml version="1.0"?><rss/>'), 'application/rss+xml')).toBe('application/rss+xml');
+    expect(await detectType(utf8('<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><p>x</p></html>'), undefined)).toBe('application/xhtml+xml');
     expect(await detectType(utf8('just words'), undefined)).toBe('text/plain');
     expect(await detectType(utf8('<p>a fragment</p>'), 'text/html')).toBe('text/html');
     expect(await detectType(Uint8Array.of(1, 0, 2, 0, 3), undefined)).toBe('application/octet-stream');

@@ -40,7 +40,8 @@ function looksLikeText(head: Uint8Array): boolean {
 /** html, xml or plain text, from how text starts (WHATWG MIME Sniffing 7.1, much simplified). */
 function sniffText(head: Uint8Array): string {
   const start = Buffer.from(head.buffer, head.byteOffset, Math.min(head.length, 1024)).toString('latin1').replace(/^\xef\xbb\xbf/, '').trimStart();
-  if (HTML_START.test(start)) return 'text/html';
+  // XHTML is checked as XML and converted as HTML, as the xml and html stages did without a type
+  if (HTML_START.test(start)) return start.startsWith('<?xml') ? 'application/xhtml+xml' : 'text/html';
   if (start.startsWith('<?xml')) return XML_DECLARATION_TYPE;
   return 'text/plain';
 }
@@ -83,7 +84,7 @@ export async function detectType(bytes: Uint8Array, declared: string | undefined
   if (found?.mime === ZIP_TYPE && bytes.length > head.length) found = (await fileTypeFromBuffer(bytes)) ?? found;
   const known = declared !== undefined && declared !== OCTET_STREAM ? declared : undefined;
   if (found !== undefined) {
-    if (found.mime === XML_DECLARATION_TYPE && known !== undefined && isTextFormat(formatOf(known))) return known;
+    if (found.mime === XML_DECLARATION_TYPE) return known !== undefined && isTextFormat(formatOf(known)) ? known : sniffText(head);
     if (found.mime === ZIP_TYPE && known !== undefined && formatOf(known) === 'docx') return known;
     return found.mime;
   }
