@@ -105,7 +105,8 @@ describe('Status XML-RPC with a Python xmlrpc.client (MS-FSDPD 3.7.4)', () => {
       completed_op_id: 0,
       operations: [
         new UpdateOperation({ id: 41, doc: doc('https://ex.org/ok', new TextEncoder().encode('<html><title>T</title><body>hi</body></html>')) }),
-        new UpdateOperation({ id: 42, doc: doc('https://ex.org/bad', Uint8Array.of(0xff)) }),
+        // a UTF-8 byte order mark, then a byte that is not UTF-8: the charset stage refuses it (utf8_error)
+        new UpdateOperation({ id: 42, doc: doc('https://ex.org/bad', Uint8Array.of(0xef, 0xbb, 0xbf, 0xff)) }),
       ],
     });
     const before = cd.processed.length;
@@ -119,9 +120,10 @@ describe('Status XML-RPC with a Python xmlrpc.client (MS-FSDPD 3.7.4)', () => {
     const stats = r['GetStatistics'] as { Elapsed: number; Statistics: [Record<string, Record<string, number>>, Record<string, Record<string, number>>] };
     expect(Number.isInteger(stats.Elapsed)).toBe(true);
     expect(stats.Statistics).toHaveLength(2);
-    expect(Object.keys(stats.Statistics[0])).toEqual(['utf8', 'xml', 'html', 'normalize']);
+    expect(Object.keys(stats.Statistics[0])).toEqual(['detect', 'charset', 'pdf', 'docx', 'utf8', 'xml', 'html', 'title', 'normalize']);
     expect(Object.keys(stats.Statistics[1])).toEqual(['default']);
-    expect(stats.Statistics[0]['utf8']).toMatchObject({ OK: 1, ERROR: 1 });
+    expect(stats.Statistics[0]['charset']).toMatchObject({ OK: 1, ERROR: 1 });
+    expect(stats.Statistics[0]['utf8']).toMatchObject({ OK: 1, ERROR: 0 });
     expect(stats.Statistics[0]['html']).toMatchObject({ OK: 1, ERROR: 0 });
     expect(stats.Statistics[1]['default']).toMatchObject({ OK: 1, ERROR: 1 });
     expect(stats.Statistics[1]['default']!['ResidentMem']).toBeGreaterThan(1_000_000);
@@ -138,10 +140,10 @@ describe('Status XML-RPC with a Python xmlrpc.client (MS-FSDPD 3.7.4)', () => {
       expect(l.Msgs.every(([level, text]) => ['INFO', 'WARNING', 'ERROR'].includes(level) && typeof text === 'string')).toBe(true);
     }
     const okMsgs = logs[0]!.Msgs.map((m) => m.join(' '));
-    expect(okMsgs).toContain('INFO utf8: body changed = "<html><title>T</title><body>hi</body></html>"'); // tracing: attribute changes
+    expect(okMsgs).toContain('INFO charset: body changed = "<html><title>T</title><body>hi</body></html>"'); // tracing: attribute changes
     expect(okMsgs).toContain('INFO html: title added = "T"');
     expect(okMsgs.some((m) => /^INFO html: ok in [\d.]+ ms$/.test(m))).toBe(true); // debug: per-stage lines
-    expect(logs[1]!.Msgs).toContainEqual(['ERROR', 'utf8: attribute "body": invalid UTF-8 at byte 0 (0xff)']);
+    expect(logs[1]!.Msgs).toContainEqual(['ERROR', 'charset: attribute "body": declared UTF-8 (bom) but invalid UTF-8 at byte 3 (0xff)']);
     // batch log
     expect(r['GetBatchStatusIDs']).toEqual(['41']);
     const b = r['GetBatchStatus'] as { Status: string; Msgs: [string, string][] };

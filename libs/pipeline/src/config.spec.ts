@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PIPELINE_CONFIG, PipelineConfigError, buildPipelines, loadPipelineConfig } from './config';
 
 describe('pipeline configuration', () => {
-  it('default configuration: every collection through utf8, xml, html, normalize', () => {
+  it('default configuration: every collection through detect, charset, pdf, docx, utf8, xml, html, title, normalize', () => {
     const set = buildPipelines(DEFAULT_PIPELINE_CONFIG);
     const p = set.forCollection('anything');
     expect(p.name).toBe('default');
-    expect(p.stages.map((s) => s.name)).toEqual(['utf8', 'xml', 'html', 'normalize']);
+    expect(p.stages.map((s) => s.name)).toEqual(['detect', 'charset', 'pdf', 'docx', 'utf8', 'xml', 'html', 'title', 'normalize']);
   });
 
   it('collections map to named pipelines or to their own stage list; others use default_pipeline', () => {

@@ -31,9 +31,17 @@ export const pipelineConfigSchema = z.strictObject({
 });
 export type PipelineConfig = z.input<typeof pipelineConfigSchema>;
 
-/** The configuration used without --pipeline-config: every collection through utf8, xml, html, normalize. */
+/**
+ * The stages of the default pipeline: the type from the bytes, text decoded in its character set, PDF and DOCX to
+ * text, then what remains in bytes must be UTF-8, XML must be well-formed, HTML becomes text, a title for what has none.
+ */
+export const DEFAULT_STAGES: readonly { readonly type: string }[] = Object.freeze(
+  ['detect', 'charset', 'pdf', 'docx', 'utf8', 'xml', 'html', 'title', 'normalize'].map((type) => Object.freeze({ type })),
+);
+
+/** The configuration used without --pipeline-config: every collection through DEFAULT_STAGES. */
 export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
-  pipelines: { default: [{ type: 'utf8' }, { type: 'xml' }, { type: 'html' }, { type: 'normalize' }] },
+  pipelines: { default: DEFAULT_STAGES.map((s) => ({ ...s })) },
   default_pipeline: 'default',
 });
 

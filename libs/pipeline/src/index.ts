@@ -9,6 +9,7 @@
  */
 export {
   DEFAULT_PIPELINE_CONFIG,
+  DEFAULT_STAGES,
   PipelineConfigError,
   PipelineSet,
   buildPipelines,

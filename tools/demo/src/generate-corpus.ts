@@ -52,8 +52,11 @@ export function brokenDocuments(): Record<string, Uint8Array> {
     'unclosed-element.xml': enc.encode('<?xml version="1.0"?>\n<document><title>Unclosed</title><para>This element is never closed.\n</document>\n'),
     'two-roots.xml': enc.encode('<?xml version="1.0"?>\n<document>one</document>\n<document>two</document>\n'),
     'bad-entity.xml': enc.encode('<?xml version="1.0"?>\n<document><para>Terms &amp conditions &nosuchentity; apply.</para></document>\n'),
-    'latin1-not-utf8.txt': latin1('Ce texte est encod\u00e9 en ISO-8859-1 et non en UTF-8: fran\u00e7ais, \u00e9t\u00e9, na\u00efve.\n'),
-    'truncated-sequence.txt': Uint8Array.from([...enc.encode('A UTF-8 sequence cut short: '), 0xe2, 0x82, 0x0a]),
+    // text in another character set is decoded (the charset stage finds which); text that says it is UTF-8 and is not, is refused
+    'latin1-declared-utf8.html': latin1(
+      '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Pas UTF-8</title></head>\n<body><p>Ce texte est encod\u00e9 en ISO-8859-1 et non en UTF-8: fran\u00e7ais, \u00e9t\u00e9, na\u00efve.</p></body></html>\n',
+    ),
+    'truncated-sequence.txt': Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode('A UTF-8 byte order mark, then a UTF-8 sequence cut short: '), 0xe2, 0x82, 0x0a]),
   };
 }
 

@@ -19,7 +19,10 @@ import { Supervisor, type ProcessSpec } from './supervisor';
 
 const DEFAULT_PROFILE = new URL('../profiles/default.json', import.meta.url).pathname;
 /** <home>/config/DocumentProcessor/pipelines.json when there is none: the item processors' own default pipeline. */
-const DEFAULT_PIPELINES = { pipelines: { default: [{ type: 'utf8' }, { type: 'xml' }, { type: 'html' }, { type: 'normalize' }] }, default_pipeline: 'default' };
+const DEFAULT_PIPELINES = {
+  pipelines: { default: ['detect', 'charset', 'pdf', 'docx', 'utf8', 'xml', 'html', 'title', 'normalize'].map((type) => ({ type })) },
+  default_pipeline: 'default',
+};
 
 const HELP = `Usage: npm start [-- options]
 

@@ -120,3 +120,10 @@ export function createUtf8Stage(name: string, o: Utf8Options): Stage {
     },
   };
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `s` with unpaired surrogates replaced by U+FFFD (String.prototype.toWellFormed, ES2024). */
+export function wellFormed(s: string): string {
+  return firstLoneSurrogate(s) < 0 ? s : s.replace(LONE_SURROGATE, '\uFFFD');
+}
