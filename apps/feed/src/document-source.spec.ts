@@ -279,4 +279,19 @@ describe('document source - large files', () => {
     expect(chunks.length).toBeGreaterThan(100);
     expect(Math.max(...chunks)).toBeLessThanOrEqual(64 * 1024);
   });
+
+  it('a file over maxDocumentBytes is handed on without a single byte read (the client fails it), even one whose head looks binary', async () => {
+    const root = await tree('oversize', {});
+    await mkdir(root, { recursive: true });
+    const path = join(root, 'oversize.txt');
+    const fh = await open(path, 'w');
+    await fh.write(Buffer.from('text head'), 0, 9, 0);
+    await fh.truncate(50 * 1024 * 1024); // sparse: zeros after the head, which type detection would call binary
+    await fh.close();
+    const { docs, skips } = await collect([path], { maxDocumentBytes: 10 * 1024 * 1024 });
+    expect(skips).toEqual([]);
+    expect(docs.map((d) => [d.id, d.content?.size])).toEqual([[path, 50 * 1024 * 1024]]);
+    // without the limit it is detected, and skipped as binary
+    expect((await collect([path])).skips).toMatchObject([{ reason: 'application/octet-stream' }]);
+  });
 });

@@ -19,6 +19,11 @@ export interface SourceOptions {
   onSkip?: (s: Skip) => void;
   /** Feed files detected as binary (images, archives, ...) instead of skipping them. */
   includeBinary?: boolean;
+  /**
+   * Files larger than this are not read at all, not even to detect their type: they go to the client as they are,
+   * which fails them with document_too_large naming the limit.
+   */
+  maxDocumentBytes?: number;
   /** What "-" reads (default process.stdin). */
   stdin?: Readable;
   maxLineBytes?: number;
@@ -89,6 +94,10 @@ export async function* documents(inputs: string[], options: SourceOptions): Asyn
     const first = files.get(real);
     if (first !== undefined) return onSkip({ id: path, reason: 'same file', sameAs: first });
     files.set(real, path);
+    if (options.maxDocumentBytes !== undefined && st.size > options.maxDocumentBytes) {
+      yield { id: path, attributes: { url: pathToFileURL(resolve(path)).href }, content: { size: st.size, open: () => createReadStream(real) } };
+      return;
+    }
     let head: Uint8Array;
     try {
       head = await readHead(real);

@@ -80,7 +80,7 @@ process.on('SIGINT', () => {
 });
 
 try {
-  for await (const doc of documents(cli.inputs, { onError: inputs.error, onSkip: inputs.skip, includeBinary: cli.includeBinary })) {
+  for await (const doc of documents(cli.inputs, { onError: inputs.error, onSkip: inputs.skip, includeBinary: cli.includeBinary, maxDocumentBytes: cli.maxDocumentBytes })) {
     if (interrupted) break;
     total++;
     await client.feed(doc);

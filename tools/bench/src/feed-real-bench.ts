@@ -99,8 +99,8 @@ interface FeedReport {
   unfinished: number;
   seconds: number;
   failures: { id: string; error?: { name?: string; description?: string } }[];
-  peak_rss_mb?: number;
-  rss_peak_mb?: number;
+  /** The feed CLI's own peak RSS, as it measured it. */
+  peak_rss_mb?: { feed?: number };
 }
 
 function corpusStats(m: CorpusManifest): string {
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
         byError.set(name, (byError.get(name) ?? 0) + 1);
       }
       console.log(
-        `round ${r + 1} feed: ${fmt(feedRate)} MB/s, ${fmt(rep.documents / rep.seconds, 1)} docs/s (${rep.documents} documents in ${fmt(rep.seconds)} s, wall ${fmt(feed.wallSeconds)} s, exit ${feed.code}; completed ${rep.completed}, failed ${rep.failed} ${JSON.stringify(Object.fromEntries(byError))}, unfinished ${rep.unfinished}; peak RSS ${fmt(feed.peakRssMib, 0)} MiB${rep.peak_rss_mb ?? rep.rss_peak_mb ? `, report ${rep.peak_rss_mb ?? rep.rss_peak_mb} MB` : ''}) ratio ${fmt(feedRate / baseRate)}${counted ? '' : ' [not counted: the feed completed fewer documents than the baseline]'}`,
+        `round ${r + 1} feed: ${fmt(feedRate)} MB/s, ${fmt(rep.documents / rep.seconds, 1)} docs/s (${rep.documents} documents in ${fmt(rep.seconds)} s, wall ${fmt(feed.wallSeconds)} s, exit ${feed.code}; completed ${rep.completed}, failed ${rep.failed} ${JSON.stringify(Object.fromEntries(byError))}, unfinished ${rep.unfinished}; peak RSS ${fmt(feed.peakRssMib, 0)} MiB${rep.peak_rss_mb?.feed !== undefined ? `, by its report ${rep.peak_rss_mb.feed} MB` : ''}) ratio ${fmt(feedRate / baseRate)}${counted ? '' : ' [not counted: the feed completed fewer documents than the baseline]'}`,
       );
     }
     noteRss('nats-server', peakRssMib(ns.pid));
