@@ -54,6 +54,23 @@ export function scalarAttribute(key: string, value: AttributeScalar): KeyValuePa
   return new FloatAttribute({ key, value });
 }
 
+/** A change whose preview is made only when read (tracing on): most documents' changes are never looked at. */
+class LazyChange implements AttributeChange {
+  readonly key: string;
+
+  constructor(
+    readonly stage: string,
+    private readonly attr: KeyValuePair,
+    readonly change: 'added' | 'changed',
+  ) {
+    this.key = attr.key;
+  }
+
+  get value(): string {
+    return previewAttribute(this.attr);
+  }
+}
+
 /**
  * The document a pipeline works on: the attributes of one item, editable by the stages, turned back into a
  * Cheetah `document` at the end. Every edit is recorded (stage, key, kind) so that Tracing can log it.
@@ -116,19 +133,11 @@ export class WorkingDocument {
     if (i >= 0) {
       this.attrs[i] = attr;
       // a later duplicate of the key would shadow nothing (get returns the first), but would still be indexed: drop it
-      this.attrs = this.attrs.filter((a, j) => j <= i || a.key !== attr.key);
+      if (this.attrs.some((a, j) => j > i && a.key === attr.key)) this.attrs = this.attrs.filter((a, j) => j <= i || a.key !== attr.key);
     } else {
       this.attrs.push(attr);
     }
-    // the preview is made only when read (tracing on): most documents' changes are never looked at
-    this.changes.push({
-      stage: this.stage,
-      key: attr.key,
-      change: i >= 0 ? 'changed' : 'added',
-      get value() {
-        return previewAttribute(attr);
-      },
-    });
+    this.changes.push(new LazyChange(this.stage, attr, i >= 0 ? 'changed' : 'added'));
   }
 
   setString(key: string, value: string): void {
