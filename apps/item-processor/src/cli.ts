@@ -13,7 +13,7 @@ Options:
   --host <host>                host name in the AOR and the status URL (default: this machine's hostname)
   --status-port <port>         Status XML-RPC port; 0 picks a free one, logged at start (default: 0)
   --status-listen <address>    address the Status server listens on (default: 0.0.0.0)
-  --pipeline-config <file>     JSON pipeline configuration (default: utf8, xml, html, normalize for every collection)
+  --pipeline-config <file>     JSON pipeline configuration (default: detect, charset, pdf, docx, utf8, xml, html, title, normalize)
   --config-server <url>        config server XML-RPC URL (http://host:port/RPC2): register there (ProcessorServer) and
                                take pipelines and collections from it, again on every ConfigurationChanged;
                                --pipeline-config is then the fallback when it has no DocumentProcessor/pipelines.json

@@ -38,7 +38,7 @@ export interface ItemProcessorOptions {
   statusListen?: string;
   /** Largest XML-RPC request body (default 1 MiB). */
   statusMaxBodyBytes?: number;
-  /** A JSON file (re-read by ResetContainer / ConfigurationChanged) or a configuration object. Default: utf8, xml, html, normalize. */
+  /** A JSON file (re-read by ResetContainer / ConfigurationChanged) or a configuration object. Default: DEFAULT_PIPELINE_CONFIG of @esp/pipeline. */
   pipelineConfig?: string | PipelineConfig;
   /**
    * The config server's XML-RPC URL: the pipelines and collections come from there (ResetContainer at start and on

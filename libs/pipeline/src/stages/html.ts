@@ -2,6 +2,7 @@ import { Parser } from 'htmlparser2';
 import { z } from 'zod';
 import type { Stage, StageContext } from '../stage';
 import { contentKind } from './content-type';
+import { yieldToEventLoop } from './yield-to-event-loop';
 
 export const htmlOptions = z.strictObject({
   /** The attribute holding the HTML (default "body"). */
@@ -41,6 +42,18 @@ const BLOCK = new Set([
 ]);
 const CELL = new Set(['td', 'th']);
 
+/**
+ * Each line's whitespace collapsed to single spaces and trimmed, empty lines dropped. With two replacements over the
+ * whole text instead of a split into lines: the lone spaces between words are not replaced at all, which is what
+ * makes a page of tens of MB take a fraction of a second.
+ */
+export function collapseLines(text: string): string {
+  return text
+    .replace(/[^\S\n ][^\S\n]*| [^\S\n]+/g, ' ')
+    .replace(/ *\n[ \n]*/g, '\n')
+    .trim();
+}
+
 function collapse(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
@@ -58,11 +71,8 @@ function resolveLink(href: string, base: string | undefined): string | undefined
   }
 }
 
-/**
- * Text, title and links of an HTML page, parsed with htmlparser2 (forgiving, like a browser): text of script,
- * style, head and the like is left out, block elements become line breaks, entities are decoded.
- */
-export function extractHtml(html: string, opts: { baseUrl?: string; maxLinks?: number } = {}): HtmlExtract {
+/** The extraction of extractHtml as a stream: write the page in chunks (any boundaries), then finish. */
+function htmlExtractor(opts: { baseUrl?: string; maxLinks?: number }): { write(chunk: string): void; finish(): HtmlExtract } {
   const maxLinks = opts.maxLinks ?? 1000;
   let base = opts.baseUrl;
   let title: string | undefined;
@@ -102,25 +112,46 @@ export function extractHtml(html: string, opts: { baseUrl?: string; maxLinks?: n
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
-  parser.write(html);
-  parser.end();
-  if (title === undefined && inTitle) title = collapse(titleText);
+  const finish = (): HtmlExtract => {
+    parser.end();
+    if (title === undefined && inTitle) title = collapse(titleText);
 
-  for (const href of hrefs) {
-    if (links.length >= maxLinks) break;
-    const link = resolveLink(href, base);
-    if (link !== undefined && !seen.has(link)) {
-      seen.add(link);
-      links.push(link);
+    for (const href of hrefs) {
+      if (links.length >= maxLinks) break;
+      const link = resolveLink(href, base);
+      if (link !== undefined && !seen.has(link)) {
+        seen.add(link);
+        links.push(link);
+      }
     }
+    const text = collapseLines(parts.join(''));
+    return { title: title ?? '', text, links };
+  };
+  return { write: (chunk) => parser.write(chunk), finish };
+}
+
+/**
+ * Text, title and links of an HTML page, parsed with htmlparser2 (forgiving, like a browser): text of script,
+ * style, head and the like is left out, block elements become line breaks, entities are decoded.
+ */
+export function extractHtml(html: string, opts: { baseUrl?: string; maxLinks?: number } = {}): HtmlExtract {
+  const x = htmlExtractor(opts);
+  x.write(html);
+  return x.finish();
+}
+
+/** Characters parsed between two turns of the event loop: a page of tens of MB must not stall the process. */
+const CHUNK_CHARS = 512 * 1024;
+
+/** extractHtml, giving the event loop a turn every CHUNK_CHARS characters (the same result). */
+export async function extractHtmlCooperatively(html: string, opts: { baseUrl?: string; maxLinks?: number } = {}, chunkChars = CHUNK_CHARS): Promise<HtmlExtract> {
+  if (html.length <= chunkChars) return extractHtml(html, opts);
+  const x = htmlExtractor(opts);
+  for (let at = 0; at < html.length; at += chunkChars) {
+    x.write(html.slice(at, at + chunkChars));
+    await yieldToEventLoop();
   }
-  const text = parts
-    .join('')
-    .split('\n')
-    .map((line) => line.replace(/[^\S\n]+/g, ' ').trim())
-    .filter((line) => line !== '')
-    .join('\n');
-  return { title: title ?? '', text, links };
+  return x.finish();
 }
 
 /**
@@ -128,6 +159,14 @@ export function extractHtml(html: string, opts: { baseUrl?: string; maxLinks?: n
  * Other content is left alone.
  */
 export function createHtmlStage(name: string, o: HtmlOptions): Stage {
+  const take = (ctx: StageContext, html: string, { title, text, links }: HtmlExtract): void => {
+    if (o.keep_html_attribute) ctx.doc.setString(o.keep_html_attribute, html);
+    ctx.doc.setString(o.text_attribute ?? o.attribute, text);
+    const existing = ctx.doc.getString(o.title_attribute);
+    if (title !== '' && (o.overwrite_title || existing === undefined || existing.trim() === '')) ctx.doc.setString(o.title_attribute, title);
+    if (links.length > 0) ctx.doc.setStrings(o.links_attribute, links);
+    if (ctx.debugging) ctx.debug(`HTML to text: ${text.length} characters, title ${title ? JSON.stringify(title) : 'none'}, ${links.length} links`);
+  };
   return {
     name,
     type: 'html',
@@ -135,13 +174,10 @@ export function createHtmlStage(name: string, o: HtmlOptions): Stage {
       const html = ctx.doc.getText(o.attribute);
       if (html === undefined) return;
       if (!contentKind(ctx.doc, o.content_type_attribute, html, o.detect).html) return;
-      const { title, text, links } = extractHtml(html, { baseUrl: ctx.doc.getString(o.base_url_attribute), maxLinks: o.max_links });
-      if (o.keep_html_attribute) ctx.doc.setString(o.keep_html_attribute, html);
-      ctx.doc.setString(o.text_attribute ?? o.attribute, text);
-      const existing = ctx.doc.getString(o.title_attribute);
-      if (title !== '' && (o.overwrite_title || existing === undefined || existing.trim() === '')) ctx.doc.setString(o.title_attribute, title);
-      if (links.length > 0) ctx.doc.setStrings(o.links_attribute, links);
-      if (ctx.debugging) ctx.debug(`HTML to text: ${text.length} characters, title ${title ? JSON.stringify(title) : 'none'}, ${links.length} links`);
+      const opts = { baseUrl: ctx.doc.getString(o.base_url_attribute), maxLinks: o.max_links };
+      // a page of several MB is parsed a slice at a time; the usual page at once, without a promise
+      if (html.length > CHUNK_CHARS) return extractHtmlCooperatively(html, opts).then((x) => take(ctx, html, x));
+      take(ctx, html, extractHtml(html, opts));
     },
   };
 }

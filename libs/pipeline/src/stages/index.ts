@@ -42,8 +42,8 @@ export const STAGE_TYPES: Readonly<Record<string, StageType<z.ZodType>>> = Objec
 export { charsetName, decideCharset } from './charset';
 export { detectType } from './detect';
 export { docxTitle, zipEntry } from './docx';
-export { extractHtml } from './html';
+export { collapseLines, extractHtml, extractHtmlCooperatively } from './html';
 export { extractPdf } from './pdf';
 export { firstInvalidUtf8, firstLoneSurrogate } from './utf8';
 export { xmlWellFormednessError } from './xml';
-export { normalizeText } from './normalize';
+export { normalizeText, normalizeTextCooperatively } from './normalize';

@@ -1,6 +1,7 @@
 import { StringAttribute, StringCollection } from '@esp/codecs';
 import { z } from 'zod';
 import type { Stage, StageContext } from '../stage';
+import { yieldToEventLoop } from './yield-to-event-loop';
 
 export const normalizeOptions = z.strictObject({
   /** Attributes to normalize; default every string attribute and string collection. */
@@ -51,31 +52,69 @@ export function normalizeText(s: string, o: NormalizeOptions): string {
   return out;
 }
 
+/** Characters normalized between two turns of the event loop. */
+const SLICE_CHARS = 1024 * 1024;
+
+/**
+ * Where a slice of `s` starting at or after `from` may end so that normalizing the slices one by one gives what
+ * normalizing the whole does: after a line break when keeping lines, else at a character that is not whitespace
+ * right after one (a whitespace run then ends its slice, and NFC never composes across a space or line break).
+ */
+function sliceEnd(s: string, from: number, keepNewlines: boolean): number {
+  const re = keepNewlines ? /\n/g : /\s\S/g;
+  re.lastIndex = from;
+  const m = re.exec(s);
+  return m ? m.index + 1 : s.length;
+}
+
+/** normalizeText, a slice at a time with a turn of the event loop between slices: the same result. */
+export async function normalizeTextCooperatively(s: string, o: NormalizeOptions, sliceChars = SLICE_CHARS): Promise<string> {
+  if (s.length <= sliceChars) return normalizeText(s, o);
+  const pieces: string[] = [];
+  const inner = { ...o, trim: o.keep_newlines ? o.trim : false };
+  for (let at = 0; at < s.length; ) {
+    const end = sliceEnd(s, Math.min(at + sliceChars, s.length), o.keep_newlines);
+    const piece = normalizeText(s.slice(at, end), inner);
+    if (!o.keep_newlines || piece !== '') pieces.push(piece);
+    at = end;
+    await yieldToEventLoop();
+  }
+  const out = pieces.join(o.keep_newlines ? '\n' : '');
+  return o.trim ? out.trim() : out;
+}
+
 /** normalize: Unicode normalization (NFC by default), whitespace collapsed, control characters removed. */
 export function createNormalizeStage(name: string, o: NormalizeOptions): Stage {
   const wanted = o.attributes ? new Set(o.attributes) : undefined;
+  /** Normalizes every wanted attribute; `large` does the one string attribute that is too large to do at once. */
+  const run = (ctx: StageContext, large?: { key: string; value: string }): void => {
+    let changed = 0;
+    for (const attr of [...ctx.doc.all()]) {
+      if (wanted && !wanted.has(attr.key)) continue;
+      if (attr instanceof StringAttribute) {
+        const v = large && attr.key === large.key ? large.value : normalizeText(attr.value, o);
+        if (v !== attr.value) {
+          ctx.doc.setString(attr.key, v);
+          changed++;
+        }
+      } else if (attr instanceof StringCollection) {
+        const vs = attr.values.map((v) => normalizeText(v, o));
+        if (vs.some((v, i) => v !== attr.values[i])) {
+          ctx.doc.setStrings(attr.key, vs);
+          changed++;
+        }
+      }
+    }
+    if (ctx.debugging) ctx.debug(`${changed} attributes normalized (${o.form})`);
+  };
   return {
     name,
     type: 'normalize',
     process(ctx: StageContext) {
-      let changed = 0;
-      for (const attr of [...ctx.doc.all()]) {
-        if (wanted && !wanted.has(attr.key)) continue;
-        if (attr instanceof StringAttribute) {
-          const v = normalizeText(attr.value, o);
-          if (v !== attr.value) {
-            ctx.doc.setString(attr.key, v);
-            changed++;
-          }
-        } else if (attr instanceof StringCollection) {
-          const vs = attr.values.map((v) => normalizeText(v, o));
-          if (vs.some((v, i) => v !== attr.values[i])) {
-            ctx.doc.setStrings(attr.key, vs);
-            changed++;
-          }
-        }
-      }
-      if (ctx.debugging) ctx.debug(`${changed} attributes normalized (${o.form})`);
+      // a document's text of several MB (the body) is normalized a slice at a time; everything else at once
+      const big = ctx.doc.all().find((a): a is StringAttribute => a instanceof StringAttribute && a.value.length > SLICE_CHARS && (!wanted || wanted.has(a.key)));
+      if (!big) return run(ctx);
+      return normalizeTextCooperatively(big.value, o).then((value) => run(ctx, { key: big.key, value }));
     },
   };
 }
