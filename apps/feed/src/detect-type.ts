@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import { CONTENT_TYPE_BY_EXTENSION } from '@esp/pipeline';
 import { fileTypeFromBuffer } from 'file-type';
 
 /** How many bytes of a file the type detection reads: file-type's own sample size. */
@@ -7,20 +8,7 @@ export const HEAD_BYTES = 4100;
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** Content types by extension, for what the bytes do not tell (text has no magic number). */
-const BY_EXTENSION: Record<string, string> = {
-  '.html': 'text/html',
-  '.htm': 'text/html',
-  '.xhtml': 'application/xhtml+xml',
-  '.xml': 'application/xml',
-  '.txt': 'text/plain',
-  '.text': 'text/plain',
-  '.md': 'text/plain',
-  '.csv': 'text/csv',
-  '.tsv': 'text/tab-separated-values',
-  '.json': 'application/json',
-  '.pdf': 'application/pdf',
-  '.docx': DOCX,
-};
+const BY_EXTENSION = CONTENT_TYPE_BY_EXTENSION;
 
 /** Types some stage reads, when the bytes say so: everything else file-type recognizes is binary to us. */
 const INDEXABLE = new Set(['application/pdf', DOCX, 'application/xml']);

@@ -18,22 +18,12 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BytearrayAttribute, DocumentEntity, DocumentId, StringAttribute } from '@esp/codecs';
-import { buildPipelines, DEFAULT_PIPELINE_CONFIG, PROCESSING_ERROR_CODES } from '@esp/pipeline';
+import { buildPipelines, CONTENT_TYPE_BY_EXTENSION, DEFAULT_PIPELINE_CONFIG, PROCESSING_ERROR_CODES } from '@esp/pipeline';
 import { attributesOf, type Attributes } from './attributes';
 import { DocumentStore, openCollectionDb } from './collection-store';
 
-/** The content types the feed CLI gives files by extension (and the office formats). */
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.htm': 'text/html',
-  '.xhtml': 'application/xhtml+xml',
-  '.xml': 'application/xml',
-  '.txt': 'text/plain',
-  '.text': 'text/plain',
-  '.md': 'text/plain',
-  '.pdf': 'application/pdf',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-};
+/** The content types the feed CLI gives files by extension. */
+const CONTENT_TYPES = CONTENT_TYPE_BY_EXTENSION;
 /** The content client's default document size limit. */
 const MAX_DOCUMENT_BYTES = 100 * 1024 * 1024;
 const COLLECTION = 'bench';

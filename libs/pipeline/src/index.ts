@@ -21,3 +21,4 @@ export { Pipeline, processingError, type ItemInput, type ItemLogLevel, type Item
 export { PROCESSING_ERROR_CODES, PROCESSING_WARNING_CODE, StageFailure, type OperationKind, type Stage, type StageContext, type StageErrorKind } from './stage';
 export { WorkingDocument, type AttributeChange } from './working-document';
 export { STAGE_TYPES } from './stages';
+export { CONTENT_TYPE_BY_EXTENSION } from './stages/content-type';

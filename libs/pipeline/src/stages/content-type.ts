@@ -79,3 +79,22 @@ export function fileNameOf(url: string | undefined): string | undefined {
     return last;
   }
 }
+
+/**
+ * The content type a file's name says (for text, which has no magic number): the table a client uses when it feeds
+ * files, so that the stages see what a feed would give them.
+ */
+export const CONTENT_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = Object.freeze({
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.xhtml': 'application/xhtml+xml',
+  '.xml': 'application/xml',
+  '.txt': 'text/plain',
+  '.text': 'text/plain',
+  '.md': 'text/plain',
+  '.csv': 'text/csv',
+  '.tsv': 'text/tab-separated-values',
+  '.json': 'application/json',
+  '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+});
