@@ -3,7 +3,7 @@
  * way is sent again (links and requests to the multinode scheduler after an unanswered keep-alive round, entries
  * the scheduler handed out that the bus could not confirm, checksum adds unanswered for --dup-timeout-ms), and the
  * crawl finishes with every allowed page fetched exactly once. Without the feeding chain: its recovery from a NATS
- * restart is not part of this (README, "Not done yet").
+ * restart is not part of this (docs/architecture/crawler.md, "Not done yet").
  */
 import { sleep, waitFor, LocalWebSites } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';

@@ -17,7 +17,7 @@ export interface RawMessage {
  * busy time in a `--cpu-prof` profile). The subject is decoded when first read (PPP's queue and workers never read it;
  * decoding it for every message was 2.5 % of their CPU in `perf`); the reply subject is decoded at once, as before: a
  * variant that decoded it only when read too failed the content distributors' failover e2e twice in a row (cause not
- * found, see README "Second round").
+ * found, see docs/lab/ppp-rounds.md).
  */
 class NatsRawMessage implements RawMessage {
   readonly data: Uint8Array;

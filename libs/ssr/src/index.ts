@@ -1,5 +1,5 @@
 /**
- * @esp/ssr: session replication in the SailFin SSR design (shared/specs/SAILFIN-sip-session-replication.md).
+ * @esp/ssr: session replication in the SailFin SSR design (the SailFin session replication specification).
  *
  *   import { SsrNode, NatsSsrTransport } from '@esp/ssr';
  *   const node = new SsrNode({ name: 'cd-1', transport: new NatsSsrTransport(mw.bus, 'feeding'), waitForAck: true });
