@@ -15,6 +15,8 @@ describe('item-processor cli', () => {
       basePort: 16000,
       reregistrationLeaseMs: 180_000,
       heartbeatMs: 1000,
+      maxDocumentBytes: 104_857_600,
+      inlineMaxBytes: 262_144,
       wait: false,
     });
   });
@@ -46,5 +48,13 @@ describe('item-processor cli', () => {
     [['--heartbeat-ms', '0'], /--heartbeat-ms must be an integer from 10/],
   ])('refuses %j with a clear message', (argv, message) => {
     expect(parseCli(argv, {})).toMatchObject({ kind: 'error', message: expect.stringMatching(message) });
+  });
+});
+
+describe('item-processor cli: claim check limits', () => {
+  it('--max-document-bytes and --inline-max-bytes are taken, and checked', () => {
+    expect(parseCli(['--max-document-bytes', '1000', '--inline-max-bytes', '2048'], {})).toMatchObject({ kind: 'run', maxDocumentBytes: 1000, inlineMaxBytes: 2048 });
+    expect(parseCli(['--max-document-bytes', '0'], {})).toMatchObject({ kind: 'error', message: expect.stringMatching(/--max-document-bytes/) });
+    expect(parseCli(['--inline-max-bytes', 'lots'], {})).toMatchObject({ kind: 'error', message: expect.stringMatching(/--inline-max-bytes/) });
   });
 });
