@@ -122,7 +122,7 @@ if (stats.failovers) out.write(`the content distributor changed ${stats.failover
 if (stats.lost) out.write(`${stats.lost} operations were lost by item processors and resubmitted (${stats.resubmitted} resubmissions)\n`);
 for (const f of report.failures.slice(0, 20)) {
   const e = 'error' in f ? f.error : undefined;
-  out.write(`  failed ${f.id}: ${e ? `${e.name} (${e.type} ${e.code}) ${e.description}${e.processor ? ` [${e.processor}]` : ''}, suggested action ${e.suggestedAction}` : 'unknown'}\n`);
+  out.write(`  failed ${f.id}: ${e ? `${e.name} (${e.name === e.type ? '' : `${e.type} `}${e.code}) ${e.description}${e.processor ? ` [${e.processor}]` : ''}, suggested action ${e.suggestedAction}` : 'unknown'}\n`);
 }
 if (report.failures.length > 20) out.write(`  ... and ${report.failures.length - 20} more${cli.report ? ` (see ${cli.report})` : ' (use --report <file>)'}\n`);
 if (report.skipped.count) out.write(`skipped ${inputs.skippedSummary(10)}: not fed${cli.includeBinary ? '' : ' (--include-binary sends binary types anyway)'}\n`);
