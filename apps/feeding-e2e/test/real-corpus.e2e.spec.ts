@@ -78,6 +78,8 @@ describe('a realistic corpus through the stack with the defaults', () => {
     expect(report.input_error_count).toBe(0);
     expect(report.documents).toBe(fed.length);
     expect(report.completed + report.failed).toBe(fed.length);
+    const unexpected = report.failures.filter((f) => expectedFailures.get(f.id) !== f.error?.name).map((f) => `${f.id}: ${f.error?.name} ${f.error?.description}`);
+    expect(unexpected).toEqual([]);
     expect(new Map(report.failures.map((f) => [f.id, f.error?.name]))).toEqual(expectedFailures);
     expect(report.failures.find((f) => f.error?.name === 'document_too_large')?.error?.description).toMatch(/104857600/);
     expect(report.skipped.count).toBe(manifest.files.length - fed.length);

@@ -16,11 +16,13 @@ import {
 } from '@esp/codecs';
 import {
   PROCESSING_SUBSYSTEM,
+  processedContentName,
   ShuttingDown,
   SystemResourceError,
   UserException,
   coreSessionInterface,
   type Aor,
+  type ContentRef,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { SystemException, type Middleware } from '@esp/middleware';
@@ -63,6 +65,12 @@ export interface BatchInput {
   readonly session_id: number;
   readonly collection: string;
   readonly batch: OperationSet;
+}
+
+/** A batch's out-of-band content: the client's object of each operation, and the objects made for the indexer. */
+interface BatchClaims {
+  readonly sourceOf: Map<number, string>;
+  readonly created: ContentRef[];
 }
 
 interface DocOperation {
@@ -193,15 +201,18 @@ export class BatchProcessor {
     let pipelineName = '';
     let completed = false;
     let tPipeline = t0;
+    const claims: BatchClaims = { sourceOf: new Map(), created: [] };
     try {
       const pipeline = this.o.pipelines().forCollection(collection);
       pipelineName = pipeline.name;
       batchMsgs.push(['INFO', `${batch.operations.length} operations (${first}..${last}) of session ${session_id}, collection "${collection}", pipeline "${pipeline.name}"`]);
-      out = await this.processOperations(pipeline, input, errors, warnings);
+      out = await this.processOperations(pipeline, input, errors, warnings, claims);
       tPipeline = performance.now();
       if (errors.length > 0) batchMsgs.push(['ERROR', `${errors.length} operations failed: ${errors.map((e) => `${e.operation_id} (${e.description})`).join('; ')}`.slice(0, 2000)]);
       if (warnings.length > 0) batchMsgs.push(['WARNING', `${warnings.length} warnings`]);
       completed = await this.forward(input, new OperationSet({ completed_op_id: batch.completed_op_id, operations: out }), batchMsgs);
+      // not handed to indexing: its operations will be lost and resubmitted, so what was stored for it goes now
+      if (!completed) await this.deleteCreated(claims.created);
     } catch (err) {
       // a bug of ours, not of the content: the batch is not forwarded, the distributor learns completed=false
       log.error({ err, collection, session_id }, 'batch could not be processed');
@@ -231,7 +242,7 @@ export class BatchProcessor {
     await this.reportProcessed(completed, report);
   }
 
-  private async processOperations(pipeline: Pipeline, input: BatchInput, errors: DocumentError[], warnings: Warning[]): Promise<Operation[]> {
+  private async processOperations(pipeline: Pipeline, input: BatchInput, errors: DocumentError[], warnings: Warning[], claims: BatchClaims): Promise<Operation[]> {
     const { status } = this.o;
     const out: Operation[] = [];
     // CPU time is measured once for the batch (one getrusage pair per item was a tenth of the processor's time) and
@@ -251,7 +262,9 @@ export class BatchProcessor {
       let doc = d.doc;
       if (hasContentRefs(doc)) {
         try {
-          doc = (await checkIn(doc, { store: (bucket) => this.o.mw.blobs({ bucket }), maxBytes: this.o.claimCheck.maxDocumentBytes })).doc;
+          const fetched = await checkIn(doc, { store: (bucket) => this.o.mw.blobs({ bucket }), maxBytes: this.o.claimCheck.maxDocumentBytes });
+          doc = fetched.doc;
+          if (fetched.refs[0]) claims.sourceOf.set(op.id, fetched.refs[0].name);
         } catch (err) {
           if (!(err instanceof ClaimCheckFailure)) throw err;
           const error = processingError(err.error, { stage: 'claim-check', description: `${err.error}: ${err.message}`, session_id: input.session_id, operation_id: op.id });
@@ -271,7 +284,7 @@ export class BatchProcessor {
       if (outcome.doc) {
         // large processed content goes to the indexer out of band, and at once: a batch of large documents is then
         // held one document at a time
-        const processed = documentBytes(outcome.doc) > this.o.claimCheck.inlineMaxBytes ? ((await this.checkOut([outcome.doc], [op.id], input, Number.POSITIVE_INFINITY))[0] ?? outcome.doc) : outcome.doc;
+        const processed = documentBytes(outcome.doc) > this.o.claimCheck.inlineMaxBytes ? ((await this.checkOut([outcome.doc], [op.id], input, claims, Number.POSITIVE_INFINITY))[0] ?? outcome.doc) : outcome.doc;
         out.push(withDocument(op, processed, opWarnings));
       } else if (outcome.error) {
         errors.push(outcome.error);
@@ -286,27 +299,43 @@ export class BatchProcessor {
       });
     }
     this.addStatistics(pipeline, outcomes, process.cpuUsage(cpu0));
-    return this.fitForIndexer(out, input);
+    return this.fitForIndexer(out, input, claims);
   }
 
   /**
    * Processed attributes over the threshold go to the object store, for the indexer, which deletes them once it has
-   * them. Named by collection, session, operation and attribute: a processor that takes the batch over from a dead
-   * one replaces the dead one's objects instead of leaving them behind.
+   * them. Named after the client's object when the content came by reference (the client deletes that name too, at
+   * the final status), else by collection, session, operation and attribute: whoever processes the document again
+   * replaces these objects instead of leaving them behind.
    */
-  private async checkOut(docs: DocumentEntity[], opIds: number[], input: BatchInput, budgetBytes: number): Promise<DocumentEntity[]> {
+  private async checkOut(docs: DocumentEntity[], opIds: number[], input: BatchInput, claims: BatchClaims, budgetBytes: number): Promise<DocumentEntity[]> {
     const { inlineMaxBytes } = this.o.claimCheck;
     const out = await checkOut(docs, {
       store: () => this.o.mw.blobs(),
       thresholdBytes: inlineMaxBytes,
       ...(Number.isFinite(budgetBytes) ? { budgetBytes } : {}),
-      objectName: (i, key) => `processed/${encodeURIComponent(input.collection)}/${input.session_id}/${opIds[i]}/${encodeURIComponent(key)}`,
+      objectName: (i, key) => {
+        const source = claims.sourceOf.get(opIds[i] ?? -1);
+        return source ? processedContentName(source, key) : `processed/${encodeURIComponent(input.collection)}/${input.session_id}/${opIds[i]}/${encodeURIComponent(key)}`;
+      },
     });
+    claims.created.push(...out.refs);
     return out.docs;
   }
 
+  /** Deletes what this batch stored for the indexer (best effort: the bucket's TTL is the backstop). */
+  private async deleteCreated(refs: readonly ContentRef[]): Promise<void> {
+    for (const ref of refs) {
+      try {
+        await (await this.o.mw.blobs({ bucket: ref.bucket })).delete(ref.name);
+      } catch (err) {
+        this.o.log.warn({ object: ref.name, err: describeError(err) }, 'could not delete processed content of a batch not forwarded');
+      }
+    }
+  }
+
   /** While the batch for the indexer is over its byte budget, its largest processed attributes go out of band. */
-  private async fitForIndexer(ops: Operation[], input: BatchInput): Promise<Operation[]> {
+  private async fitForIndexer(ops: Operation[], input: BatchInput, claims: BatchClaims): Promise<Operation[]> {
     const { batchBytes } = this.o.claimCheck;
     let total = 0;
     const withDocs: { at: number; op: Operation; doc: DocumentEntity }[] = [];
@@ -319,7 +348,7 @@ export class BatchProcessor {
     });
     if (total <= batchBytes) return ops;
     const docs = withDocs.map((w) => w.doc);
-    const fitted = await this.checkOut(docs, withDocs.map((w) => w.op.id), input, batchBytes - (total - docs.reduce((n, d) => n + documentBytes(d), 0)));
+    const fitted = await this.checkOut(docs, withDocs.map((w) => w.op.id), input, claims, batchBytes - (total - docs.reduce((n, d) => n + documentBytes(d), 0)));
     const out = [...ops];
     withDocs.forEach((w, k) => {
       const doc = fitted[k];

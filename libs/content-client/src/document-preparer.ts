@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BytearrayAttribute, DocumentEntity, DocumentId, RemoveOperation, StringAttribute, UpdateOperation, type Operation } from '@esp/codecs';
 import { checkOut, documentBytes } from '@esp/claim-check';
-import { contentRefKey, encodeContentRef, type ContentRef, type ProcessingErrorName } from '@esp/interfaces';
+import { contentRefKey, encodeContentRef, processedContentName, type ContentRef, type ProcessingErrorName } from '@esp/interfaces';
 import type { BlobStore } from '@esp/middleware';
 import { toOperation, type DocumentContent, type FeedDocument } from './feed-document';
 
@@ -100,11 +100,18 @@ export class DocumentPreparer {
     }
   }
 
-  /** Deletes the objects of a document (its final status came, or it failed before being sent). */
+  /**
+   * Deletes the objects of a document (its final status came, or it failed before being sent), and the processed
+   * text an item processor stored after one of them for the indexer: the indexer deletes that once it has it, but
+   * not if it stopped in between.
+   */
   async release(refs: readonly ContentRef[]): Promise<void> {
     if (!refs.length) return;
     const store = await this.opts.store();
-    for (const ref of refs) await store.delete(ref.name);
+    for (const ref of refs) {
+      await store.delete(ref.name);
+      await store.delete(processedContentName(ref.name, 'body'));
+    }
   }
 
   private objectName(): string {

@@ -52,3 +52,12 @@ export function decodeContentRef(value: string): ContentRef {
   if (!r.success) throw new BadContentRef(`bad content reference: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return r.data;
 }
+
+/**
+ * The object an item processor stores a processed attribute under when its content came by reference: named after
+ * the client's object, so that whoever processes the document again (another processor after a crash, a
+ * resubmission) replaces it instead of leaving one behind, and the client can delete it with its own.
+ */
+export function processedContentName(sourceName: string, attribute: string): string {
+  return `${sourceName}/processed/${encodeURIComponent(attribute)}`;
+}
