@@ -72,8 +72,8 @@ export interface ContentDistributorOptions {
   /** Deadline of one __ping of the master (default: the ping interval, at least 250 ms). */
   pingTimeoutMs?: number;
   /**
-   * Feeding sessions in session replication (issue #8; README "Feeding sessions in SSR"): every distributor runs an
-   * SSR instance in ack mode and acknowledges a batch only once the session artifact holding it is on the buddy.
+   * Feeding sessions in session replication (README "Feeding sessions in SSR"): every distributor runs an SSR
+   * instance in ack mode and acknowledges a batch only once the session artifact holding it is on the buddy.
    * Undefined: off (a session lives and dies with its distributor; the client resends what has no final status).
    */
   sessionReplication?: SessionReplicationOptions;
@@ -905,7 +905,7 @@ export class ContentDistributor {
     return session.object.aor;
   }
 
-  // ---- feeding sessions in SSR (issue #8) ----
+  // ---- feeding sessions in SSR ----
 
   private async startSessionReplication(o: SessionReplicationOptions): Promise<void> {
     const cluster = o.cluster ?? 'feeding';
