@@ -32,7 +32,7 @@ import type { Logger } from '@esp/logging';
 import { BadParameter, CallTimeout, ObjectNotExist, ServerBusy, type Middleware, type ServerObject, type SystemException } from '@esp/middleware';
 import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, livenessSubject, parsePppMessage, PppFrameError } from '@esp/ppp';
 import { NatsSsrTransport, SsrNode, type Artifact } from '@esp/ssr';
-import { backoffDelay, Lease, sleep, systemClock, type Clock } from '@esp/timers';
+import { backoffDelay, Lease, retry, sleep, systemClock, type Clock } from '@esp/timers';
 import { CallbackSender } from './callback-sender';
 import { fixedCollections, type CollectionHolder } from './collection-holder';
 import { Election, type ElectionAction, type ElectionEvent, type ElectionRole } from './election';
@@ -72,8 +72,8 @@ export interface ContentDistributorOptions {
   /** Deadline of one __ping of the master (default: the ping interval, at least 250 ms). */
   pingTimeoutMs?: number;
   /**
-   * Feeding sessions in session replication (issue #8; README "Feeding sessions in SSR"): every distributor runs an
-   * SSR instance in ack mode and acknowledges a batch only once the session artifact holding it is on the buddy.
+   * Feeding sessions in session replication (README "Feeding sessions in SSR"): every distributor runs an SSR
+   * instance in ack mode and acknowledges a batch only once the session artifact holding it is on the buddy.
    * Undefined: off (a session lives and dies with its distributor; the client resends what has no final status).
    */
   sessionReplication?: SessionReplicationOptions;
@@ -694,16 +694,13 @@ export class ContentDistributor {
   }
 
   private async sendToIndexer(session: FeedingSession, set: OperationSet): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.coreSession(session.coreSession).process(set);
-        return;
-      } catch (err) {
-        if (!this.sessions.has(session.id)) return;
-        this.log.warn({ session: session.id, attempt, err: (err as Error).message }, 'indexer did not take lost operations; retrying');
-        await sleep(backoffDelay(attempt, { initialMs: 100, maxMs: 5000 }));
-      }
-    }
+    // until the indexer takes them or the session is gone (then nobody waits for them)
+    await retry(() => this.coreSession(session.coreSession).process(set), {
+      initialMs: 100,
+      maxMs: 5000,
+      retryable: () => this.sessions.has(session.id),
+      onRetry: (err, attempt) => this.log.warn({ session: session.id, attempt, err: (err as Error).message }, 'indexer did not take lost operations; retrying'),
+    }).catch(() => undefined);
   }
 
   // ---- dispatch (MS-FSDPD 3.5.6) ----
@@ -905,7 +902,7 @@ export class ContentDistributor {
     return session.object.aor;
   }
 
-  // ---- feeding sessions in SSR (issue #8) ----
+  // ---- feeding sessions in SSR ----
 
   private async startSessionReplication(o: SessionReplicationOptions): Promise<void> {
     const cluster = o.cluster ?? 'feeding';

@@ -2,17 +2,16 @@ import { CodecError, decodeCheetah, encodedEntityOf, encodeCheetah, OperationSet
 import type { Aor } from '@esp/interfaces';
 
 /**
- * A feeding session as SSR artifacts (issue #8): what a distributor needs to carry a session on after the distributor
- * that held it died, without the client sending again anything it was told was accepted.
+ * A feeding session as SSR artifacts: what a distributor needs to carry a session on after the distributor that held
+ * it died, without the client sending again anything it was told was accepted.
  *
  * A tree (SSR 2.4.2.4): the session itself (`feeding-session-<id>`: collection, callback, operation ids; a few hundred
  * bytes) and one child per batch in flight (`feeding-session-<id>/batch-<first>-<last>`, its body the batch as the
  * client sent it), kept from the moment the distributor accepts the batch until the item processor reports it
  * `processed` (it has handed it to the indexer, whose journal owns it from then on). A batch is written once, when it
  * is accepted, and removed once; the session's own artifact changes without carrying the batches. (Format 1 kept the
- * batches inside the session's artifact, so every change copied every batch in flight again: 100-300 KB per change,
- * twice per batch, and a major garbage collection of the distributor every 15-20 batches from those buffers. Format 1
- * artifacts are still read.)
+ * batches inside the session's artifact, so every change copied every batch in flight again, twice per batch, and
+ * those buffers drove the distributor into frequent major garbage collections. Format 1 artifacts are still read.)
  *
  * Reading back: the session, then its children (SsrNode.children, which waits for the tree activation of a parent
  * just reactivated); a child not yet removed when the distributor died is a batch sent once more, which the indexer's

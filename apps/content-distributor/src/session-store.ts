@@ -1,7 +1,7 @@
 import { SystemResourceError } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { hashKey, SsrError, type Artifact, type SsrNode } from '@esp/ssr';
-import { backoffDelay, sleep } from '@esp/timers';
+import { retry } from '@esp/timers';
 import {
   batchArtifactId,
   batchOfArtifact,
@@ -168,15 +168,17 @@ export class SessionStore {
   }
 
   private async retrying<T>(id: number, op: () => Promise<T>): Promise<T> {
-    const deadline = this.now() + (this.o.retryMs ?? 3000);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await op();
-      } catch (err) {
-        if (!(err instanceof SsrError) || !err.retryable || this.now() > deadline) throw toRetryable(err, id);
-        this.counters.ssrRetries++;
-        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 250, jitter: true }));
-      }
+    try {
+      return await retry(op, {
+        deadlineMs: this.o.retryMs ?? 3000,
+        initialMs: 20,
+        maxMs: 250,
+        jitter: true,
+        retryable: (err) => err instanceof SsrError && err.retryable,
+        onRetry: () => this.counters.ssrRetries++,
+      });
+    } catch (err) {
+      throw toRetryable(err, id);
     }
   }
 

@@ -16,14 +16,14 @@ const BATCH = 50;
 const doc = (i: number): FeedDocument => ({ id: `sr-${i}`, attributes: { title: `replicated ${i}`, body: `text of document ${i}`, content_type: 'text/plain' } });
 
 /**
- * Issue #8: feeding sessions in session replication. Name server, indexer, three content distributors (session
+ * Feeding sessions in session replication. Name server, indexer, three content distributors (session
  * replication on, the default) and two item processors, each its own process on a real nats-server. The first
  * distributor starts alone, so it is master, gets both item processors and the client's session; the session's
  * artifact is replicated to its SSR buddy, one of the two others. SIGKILL of that distributor while both processors
  * hold slow batches of the session: the new home of the session reactivates it from the replica and sends the
  * batches that were in flight to item processors again; the client sends again only what was never acknowledged.
  */
-describe('feeding session in SSR: SIGKILL of the distributor holding it (issue #8, separate processes)', () => {
+describe('feeding session in SSR: SIGKILL of the distributor holding it (separate processes)', () => {
   let ns: NatsServer;
   let dir: string;
   let client: Middleware;

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { encodeFswcu, FswcuDict, fscmtCrawlConfigFromXml, type FswcuValue } from '@esp/codecs';
-import type { CollectionConfig } from './multinode-scheduler';
+import type { CollectionConfig } from './collection-types';
 import type { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
 
 export class CrawlConfigFileError extends Error {

@@ -17,16 +17,11 @@ import type { FscmtAddrinfo, FscmtQueueEntry, FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
 import { systemClock, type Clock } from '@esp/timers';
+import type { CollectionConfig } from './collection-types';
 import { reconcile } from './collections';
 import { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
 import { NullSchedulerStore, type SchedulerStore } from './scheduler-store';
 import { SqliteSchedulerStore } from './sqlite-scheduler-store';
-
-export interface CollectionConfig {
-  name: string;
-  dspec: FswcuDict;
-  startUris: string[];
-}
 
 export interface MultinodeSchedulerOptions {
   cluster: string;

@@ -6,9 +6,9 @@
  * The bound applies to the decompressed bytes, and it is checked while they are produced: a small compressed body
  * that inflates to gigabytes (a decompression bomb) is abandoned one zlib chunk past the bound, never held whole.
  *
- * Built on undici's `request` rather than the global `fetch` (the same library under its WHATWG layer): per page
- * fetch cost the node scheduler about 0.5 ms more CPU in WHATWG streams, Headers objects and an AbortSignal timer
- * per request, and CPU is what limits a crawl on a small machine.
+ * Built on undici's `request` rather than the global `fetch` (the same library under its WHATWG layer): fetch adds
+ * WHATWG streams, Headers objects and an AbortSignal timer to every request, and CPU is what limits a crawl on a
+ * small machine.
  *
  *   const res = await httpGet(new URL('http://example.test/'), { userAgent: 'esp-crawler', timeoutMs: 30_000, maxBodyBytes: 1 << 20 });
  *   if (res.status === 200) use(res.body, res.contentTypeHeader);

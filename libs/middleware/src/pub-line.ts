@@ -2,9 +2,8 @@
  * NATS protocol lines written and read by RawBus itself, on the nats.js connection and through its own buffers.
  *
  * Out: a publish that writes its own `PUB` line bytes. nats.js builds the line of every publish as a string and encodes it
- * with `TextEncoder.encode`, which costs 0.5–0.8 us per call on Node 20 (a new ArrayBuffer each time): a PPP request
- * makes four publishes. Here the line is written byte by byte into a small array (about half the time, measured with
- * the string building included) and handed to the same outbound buffer, with the same checks and counters as
+ * with `TextEncoder.encode`, a new ArrayBuffer each time, and a PPP request makes four publishes. Here the line is
+ * written byte by byte into a small array and handed to the same outbound buffer, with the same checks and counters as
  * `ProtocolHandler.publish` of the nats.js version installed.
  * Anything out of the ordinary (a closed or draining connection, a subject that is not printable ASCII, a payload over
  * the server's limit, a nats.js without these internals) takes nats.js's own `publish`, which throws or copes as before.
@@ -313,9 +312,9 @@ export function hasLineReceive(nc: NatsConnection): boolean {
 
 /**
  * The lean receive path: nats.js parses every byte of a `MSG` line in a state machine, copies nothing but makes a
- * Buffer view per token and a message object per message (about 0.6 us per message on Node 20, against 0.07 us
- * here). Each parser nats.js makes (one per connection attempt) gets parseMsgLines in front of it; messages for a
- * subscription marked with the returned function go to its MsgDelivery, all else as before. Undefined when this
+ * Buffer view per token and a message object per message; this path reads the line in place. Each parser nats.js
+ * makes (one per connection attempt) gets parseMsgLines in front of it; messages for a subscription marked with the
+ * returned function go to its MsgDelivery, all else as before. Undefined when this
  * nats.js lacks the internals (the caller keeps nats.js's callbacks then).
  */
 export function lineReceiver(nc: NatsConnection): ((sub: Subscription, deliver: MsgDelivery) => void) | undefined {
@@ -429,9 +428,8 @@ export function hasLeanSocket(nc: NatsConnection): boolean {
 
 /**
  * The socket under nats.js, written and read without nats.js's promise per write and async iteration per read (see
- * leanSend and directReads): in paired load tests 1.9 us (writes) and about 1.5 us (reads) less CPU per PPP request
- * over the four processes. Applied to the transport in use and to each one nats.js makes later (one per connection
- * attempt). False, and nothing changed, if this nats.js lacks the internals.
+ * leanSend and directReads), which a PPP request pays for in each of the four processes it crosses. Applied to the
+ * transport in use and to each one nats.js makes later (one per connection attempt). False, and nothing changed, if this nats.js lacks the internals.
  */
 export function leanSocket(nc: NatsConnection): boolean {
   if (!hasLeanSocket(nc)) return false;

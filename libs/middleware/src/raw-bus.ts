@@ -13,11 +13,10 @@ export interface RawMessage {
 
 /**
  * A RawMessage over a nats.js message, built once per message delivered: `respond` is a method, not a closure made per
- * message (under tsx, which keeps function names, each such closure also cost a `__name` call: 4 % of a PPP worker's
- * busy time in a `--cpu-prof` profile). The subject is decoded when first read (PPP's queue and workers never read it;
- * decoding it for every message was 2.5 % of their CPU in `perf`); the reply subject is decoded at once, as before: a
- * variant that decoded it only when read too failed the content distributors' failover e2e twice in a row (cause not
- * found, see docs/lab/ppp-rounds.md).
+ * message (under tsx, which keeps function names, each such closure also costs a `__name` call). The subject is
+ * decoded when first read (PPP's queue and workers never read it, and they handle every message of a request); the
+ * reply subject is decoded at once, as before: a variant that decoded it only when read too failed the content
+ * distributors' failover e2e, for a cause not found.
  */
 class NatsRawMessage implements RawMessage {
   readonly data: Uint8Array;

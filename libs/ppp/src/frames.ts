@@ -19,8 +19,8 @@ export function encodeFrames(frames: readonly Uint8Array[]): Uint8Array {
   if (frames.length > MAX_FRAMES) throw new PppFrameError(`a message has at most ${MAX_FRAMES} frames, got ${frames.length}`);
   let size = 0;
   for (const f of frames) size += 4 + f.length;
-  // every PPP message is encoded here, four per request: a slice of Node's shared buffer pool instead of a zero-filled
-  // buffer of its own (safe: every byte is written below) and no DataView, measured 460 → 115 ns per message
+  // every PPP message is encoded here, four per request, so it takes a slice of Node's shared buffer pool instead of a
+  // zero-filled buffer of its own (safe: every byte is written below) and writes the lengths without a DataView
   const pooled = Buffer.allocUnsafe(size);
   const out = new Uint8Array(pooled.buffer, pooled.byteOffset, size);
   let o = 0;
@@ -88,7 +88,7 @@ export function decodeFrames(data: Uint8Array): Uint8Array[] {
   if (data.length === 0) throw new PppFrameError('empty message: no frames');
   const frames: Uint8Array[] = [];
   // plain views on the message's memory: `subarray` of the Buffer nats.js hands us goes through Buffer's species
-  // constructor (FastBuffer), 2x the time of the whole decode (measured 410 → 190 ns for a 4-frame message)
+  // constructor (FastBuffer), which costs more than all the rest of the decode
   const buf = data.buffer;
   const base = data.byteOffset;
   let o = 0;

@@ -1,5 +1,5 @@
 import type { RawBus } from '@esp/middleware';
-import { sleep } from '@esp/timers';
+import { retry } from '@esp/timers';
 import { hashKey, type Artifact } from './artifact';
 import { ConsistentHashRouter } from './consistent-hash';
 import { SsrError, SsrNotHome, SsrUnavailable, ssrErrorFromCode } from './errors';
@@ -103,22 +103,27 @@ export class SsrClient {
   }
 
   private async routed(key: string, req: unknown[]): Promise<unknown> {
-    const deadline = Date.now() + this.o.deadlineMs;
+    let home: string | undefined;
     let hint: string | undefined;
-    for (let attempt = 0; ; attempt++) {
-      const home = hint ?? this.homeOf(key);
-      hint = undefined;
-      try {
+    return retry(
+      async () => {
+        home = hint ?? this.homeOf(key);
+        hint = undefined;
         if (!home) throw new SsrUnavailable('no instance in view');
-        return await this.call(home, req);
-      } catch (err) {
-        if (!(err instanceof SsrError) || !err.retryable || Date.now() > deadline) throw err;
-        // the instance's view may be ahead of ours (or behind): try its idea of the home once
-        if (err instanceof SsrNotHome && err.home && err.home !== home && attempt % 2 === 0) hint = err.home;
-        this.retries++;
-        await sleep(Math.min(25 * 2 ** Math.min(attempt, 4), 400));
-      }
-    }
+        return this.call(home, req);
+      },
+      {
+        deadlineMs: this.o.deadlineMs,
+        initialMs: 25,
+        maxMs: 400,
+        retryable: (err) => err instanceof SsrError && err.retryable,
+        onRetry: (err, attempt) => {
+          // the instance's view may be ahead of ours (or behind): try its idea of the home once
+          if (err instanceof SsrNotHome && err.home && err.home !== home && attempt % 2 === 0) hint = err.home;
+          this.retries++;
+        },
+      },
+    );
   }
 
   private apply(events: ReturnType<Membership['tick']>): void {

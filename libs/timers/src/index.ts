@@ -10,3 +10,4 @@ export { systemClock, type Clock, type TimerHandle } from './clock';
 export { ManualClock } from './manual-clock';
 export { Lease } from './lease';
 export { backoffDelay, sleep } from './backoff';
+export { retry, type RetryOptions } from './retry';

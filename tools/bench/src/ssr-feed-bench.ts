@@ -1,5 +1,5 @@
 /**
- * bench:ssr-feed — what keeping feeding sessions in session replication costs (issue #8). The same feed (1 KB
+ * bench:ssr-feed — what keeping feeding sessions in session replication costs. The same feed (1 KB
  * documents, batches of 100) through two content distributors, two item processors, an indexer and a name server
  * (separate processes, a fresh chain per round), with --session-replication on and off, alternating rounds. The
  * session is on the distributor that has the item processors; with replication on, every batch goes into the

@@ -1,6 +1,6 @@
 /**
  * The SSR chaos run: 5 ssr-node processes on a real nats-server, N artifacts (sessions, a tenth of them with a
- * timer child) under random updates and reads, and the failures of issue #8:
+ * timer child) under random updates and reads, and the failures that session replication must survive:
  *
  *   A. kill -9 one instance           → zero artifacts lost, all reachable again; repair time measured
  *   B. kill -9 another, non-adjacent  → zero lost

@@ -7,8 +7,8 @@
  *
  * Why an iterator kept across writes: V8's Map leaves a deleted entry as a hole until the table is rebuilt, and a new
  * iterator starts at the first slot, so `keys().next()` for every eviction walked over all the holes the evictions
- * before it had left: 1.3-1.8 ms per 100 items once the item log was full, more than the item processor's whole
- * pipeline. A Map iterator stays valid while the map changes and goes on where it stopped; every entry before it has
+ * before it had left, which once the item log was full cost more than the item processor's whole pipeline. A Map
+ * iterator stays valid while the map changes and goes on where it stopped; every entry before it has
  * been deleted (it only moves on to evict), so its next key is the oldest entry.
  */
 export class RecencyMap<K, V> extends Map<K, V> {

@@ -16,9 +16,8 @@ const kept = new Set<abstract new (...args: never) => CheetahEntity>();
 /**
  * The entity as a whole MessagePack value (extension header + payload), copied once out of the input: a property of
  * the entity (non-enumerable, under a symbol), not a WeakMap entry keyed by it. V8 treats WeakMap entries as
- * ephemerons and clears them in full collections: decoding and re-sending 100 KB batches at 200 a second with the
- * forms in a WeakMap ran 22 mark-compacts per 1,500 batches, with them on the entity none (0.65 -> 0.40 ms of CPU per
- * batch; a loop of decode, hold three batches, encode again, in one process).
+ * ephemerons and clears them in full collections, so a process that decodes and re-sends large batches with the
+ * forms in a WeakMap runs into repeated mark-compacts; with them on the entity it does not.
  */
 const form = Symbol('cheetah.encodedForm');
 type WithForm = CheetahEntity & { [form]?: Uint8Array };

@@ -32,7 +32,7 @@ export const processingSessionInterface = defineInterface({
       params: [],
       returns: fsidlLongint,
       doc:
-        'Ours (issue #8): the highest operation id this session has accepted, -1 when none. A session kept in session ' +
+        'Ours: the highest operation id this session has accepted, -1 when none. A session kept in session ' +
         'replication keeps it across the death of its distributor, so after a failover a client sends again only the ' +
         'operations above it; a session that was not replicated answers -1 and the client sends everything unfinished.',
     }),

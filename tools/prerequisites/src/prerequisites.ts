@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/** Debian's interpreter, which the PPP and FSCMT gateway tests run: the python3 on the PATH may lack zmq. */
+export const TEST_PYTHON = '/usr/bin/python3';
+
+/** One thing the test suites need from the machine, and how to install it. */
+export interface Prerequisite {
+  name: string;
+  install: string;
+  present(env: NodeJS.ProcessEnv): boolean;
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The same search as @esp/testing's findNatsServerBinary (NATS_SERVER_BIN, else the PATH, else the usual
+ * directories), written out here so that the check starts in a blink instead of loading the test harnesses.
+ */
+export function natsServerPresent(env: NodeJS.ProcessEnv): boolean {
+  const explicit = env['NATS_SERVER_BIN'];
+  if (explicit) return executable(explicit);
+  const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
+  return [...dirs, '/usr/sbin', '/usr/local/bin', '/usr/bin'].some((dir) => executable(join(dir, 'nats-server')));
+}
+
+export function pythonZmqPresent(python = TEST_PYTHON): boolean {
+  return spawnSync(python, ['-c', 'import zmq'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+}
+
+export const PREREQUISITES: readonly Prerequisite[] = [
+  { name: 'nats-server', install: 'apt-get install -y nats-server', present: natsServerPresent },
+  { name: `python3-zmq for ${TEST_PYTHON}`, install: 'apt-get install -y python3-zmq', present: () => pythonZmqPresent() },
+];
+
+/** The prerequisites that are missing, in the order given. */
+export function missingPrerequisites(env: NodeJS.ProcessEnv, prerequisites: readonly Prerequisite[] = PREREQUISITES): Prerequisite[] {
+  return prerequisites.filter((p) => !p.present(env));
+}
+
+/** One line naming what to install, or undefined when nothing is missing. */
+export function missingLine(missing: readonly Prerequisite[]): string | undefined {
+  if (missing.length === 0) return undefined;
+  return `npm test needs ${missing.map((p) => `${p.name} (${p.install})`).join(' and ')}`;
+}
