@@ -72,7 +72,7 @@ export interface ContentDistributorOptions {
   /** Deadline of one __ping of the master (default: the ping interval, at least 250 ms). */
   pingTimeoutMs?: number;
   /**
-   * Feeding sessions in session replication (README "Feeding sessions in SSR"): every distributor runs an SSR
+   * Feeding sessions in session replication (docs/architecture/session-replication.md): every distributor runs an SSR
    * instance in ack mode and acknowledges a batch only once the session artifact holding it is on the buddy.
    * Undefined: off (a session lives and dies with its distributor; the client resends what has no final status).
    */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { missingLine, missingPrerequisites, pythonZmqPresent, type Prerequisite } from './prerequisites';
+import { missingLine, missingPrerequisites, type Prerequisite } from './prerequisites';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ENTRY = 'tools/prerequisites/src/main.ts';
@@ -19,7 +19,13 @@ writeFileSync(fakeNats, '#!/bin/sh\n');
 chmodSync(fakeNats, 0o755);
 const notExecutable = join(dir, 'not-executable');
 writeFileSync(notExecutable, '');
-const zmq = pythonZmqPresent();
+// stand-ins for /usr/bin/python3: one whose `import zmq` works, one whose does not
+const pythonWithZmq = join(dir, 'python-with-zmq');
+writeFileSync(pythonWithZmq, '#!/bin/sh\nexit 0\n');
+chmodSync(pythonWithZmq, 0o755);
+const pythonWithoutZmq = join(dir, 'python-without-zmq');
+writeFileSync(pythonWithoutZmq, '#!/bin/sh\necho "ModuleNotFoundError: No module named zmq" >&2\nexit 1\n');
+chmodSync(pythonWithoutZmq, 0o755);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -30,20 +36,20 @@ function check(env: NodeJS.ProcessEnv): { status: number | null; lines: string[]
 
 describe('check-prerequisites as npm test runs it', () => {
   it('no nats-server - exits 1 with one line naming nats-server and how to install it', () => {
-    const { status, lines } = check({ PATH: emptyPath, NATS_SERVER_BIN: notExecutable });
+    const { status, lines } = check({ PATH: emptyPath, NATS_SERVER_BIN: notExecutable, ESP_TEST_PYTHON: pythonWithZmq });
     expect(status).toBe(1);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^npm test needs nats-server \(apt-get install -y nats-server\)/);
   });
 
-  it.skipIf(zmq)('no python3-zmq - the one line names python3-zmq and how to install it', () => {
-    const { status, lines } = check({ PATH: emptyPath, NATS_SERVER_BIN: fakeNats });
+  it('no python3-zmq - the one line names python3-zmq and how to install it', () => {
+    const { status, lines } = check({ PATH: emptyPath, NATS_SERVER_BIN: fakeNats, ESP_TEST_PYTHON: pythonWithoutZmq });
     expect(status).toBe(1);
     expect(lines).toEqual(['npm test needs python3-zmq for /usr/bin/python3 (apt-get install -y python3-zmq)']);
   });
 
-  it.skipIf(!zmq)('everything present - exits 0 and says nothing', () => {
-    const { status, lines } = check({ PATH: emptyPath, NATS_SERVER_BIN: fakeNats });
+  it('everything present - exits 0 and says nothing', () => {
+    const { status, lines } = check({ PATH: emptyPath, NATS_SERVER_BIN: fakeNats, ESP_TEST_PYTHON: pythonWithZmq });
     expect(status).toBe(0);
     expect(lines).toEqual([]);
   });

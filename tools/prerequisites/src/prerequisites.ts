@@ -32,13 +32,18 @@ export function natsServerPresent(env: NodeJS.ProcessEnv): boolean {
   return [...dirs, '/usr/sbin', '/usr/local/bin', '/usr/bin'].some((dir) => executable(join(dir, 'nats-server')));
 }
 
+/** The interpreter to check: TEST_PYTHON, or ESP_TEST_PYTHON (the check's own tests point it at stand-ins). */
+export function testPython(env: NodeJS.ProcessEnv): string {
+  return env['ESP_TEST_PYTHON'] || TEST_PYTHON;
+}
+
 export function pythonZmqPresent(python = TEST_PYTHON): boolean {
   return spawnSync(python, ['-c', 'import zmq'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
 }
 
 export const PREREQUISITES: readonly Prerequisite[] = [
   { name: 'nats-server', install: 'apt-get install -y nats-server', present: natsServerPresent },
-  { name: `python3-zmq for ${TEST_PYTHON}`, install: 'apt-get install -y python3-zmq', present: () => pythonZmqPresent() },
+  { name: `python3-zmq for ${TEST_PYTHON}`, install: 'apt-get install -y python3-zmq', present: (env) => pythonZmqPresent(testPython(env)) },
 ];
 
 /** The prerequisites that are missing, in the order given. */
