@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { INDEX_SEARCH_NAME, searchInterface, type SearchHit } from '@esp/interfaces';
@@ -138,10 +138,12 @@ out(`The stack (NATS ${stack.nats}):`);
 for (const p of stack.processes) out(`  ${p.name.padEnd(22)} pid ${String(p.pid).padEnd(8)}${p.xmlrpc_url ? ` XML-RPC ${p.xmlrpc_url}` : ''}`);
 
 // ---- 2. feed the corpus ----
-const expectedBroken = existsSync(join(corpus, 'broken')) ? readdirSync(join(corpus, 'broken')).map((f) => `broken/${f}`).sort() : [];
+// the feed CLI's ids are the paths as given: the corpus relative to the workspace when it is inside, else absolute
+const corpusArg = relative(ROOT, corpus).startsWith('..') ? corpus : relative(ROOT, corpus);
+const expectedBroken = existsSync(join(corpus, 'broken')) ? readdirSync(join(corpus, 'broken')).map((f) => join(corpusArg, 'broken', f)).sort() : [];
 const reportFile = join(home, 'feed-report.json');
 say(`feeding ${corpus} into collection "${COLLECTION}"`);
-const feed = tsx('apps/feed/src/main.ts', ['--collection', COLLECTION, '--quiet', '--report', reportFile, '--timeout', '120', corpus], { ...process.env, NATS_URL: stack.nats });
+const feed = tsx('apps/feed/src/main.ts', ['--collection', COLLECTION, '--quiet', '--report', reportFile, '--timeout', '120', corpusArg], { ...process.env, NATS_URL: stack.nats });
 feed.stdout?.pipe(log, { end: false });
 feed.stderr?.pipe(log, { end: false });
 const feedExit = await exitOf(feed);
