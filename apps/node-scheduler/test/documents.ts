@@ -2,26 +2,14 @@
  * Real documents of the types a crawler meets, made in the test: a PNG (signature, IHDR, IDAT, IEND), a PDF
  * (pdfkit), a DOCX (docx), Latin-1 HTML, gzip-compressed HTML.
  */
-import { crc32, deflateSync, gzipSync } from 'node:zlib';
+import { tinyPng } from '@esp/testing';
+import { gzipSync } from 'node:zlib';
 import { Document, Packer, Paragraph, TextRun } from 'docx';
 import PDFDocument from 'pdfkit';
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
-
 /** A 1x1 grey PNG. */
 export function makePng(): Uint8Array {
-  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]); // 1x1, 8-bit greyscale
-  const idat = deflateSync(Buffer.from([0, 0x80])); // filter 0, one pixel
-  return new Uint8Array(
-    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))]),
-  );
+  return new Uint8Array(tinyPng());
 }
 
 export function makePdf(text: string): Promise<Uint8Array> {

@@ -26,3 +26,4 @@ export {
   type CorpusManifest,
 } from './real-corpus-manifest';
 export { CORPUS_SIZE_MODEL, SeededRandom, logNormalParams, uniqueWord } from './real-corpus-random';
+export { encodePng, tinyPng } from './png';

@@ -12,7 +12,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { crc32, deflateSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
+import { tinyPng } from './png';
 
 export interface LocalWebSitesOptions {
   hosts?: number;
@@ -34,21 +35,7 @@ export interface LocalWebSitesOptions {
   resources?: boolean;
 }
 
-/** A 1x1 greyscale PNG: signature, IHDR, IDAT, IEND. */
-function png(): Buffer {
-  const chunk = (type: string, data: Buffer): Buffer => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.from([0, 0x80]))), chunk('IEND', Buffer.alloc(0))]);
-}
-
-const PNG = png();
+const PNG = tinyPng();
 const RESOURCES = ['/res/style.css', '/res/logo.png', '/res/png-as-html.html', '/res/gzip.html'];
 
 export class LocalWebSites {

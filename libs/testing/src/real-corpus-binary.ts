@@ -7,9 +7,10 @@
  *   const pdf = await makePdf({ title: 'Quarterly report', pages: [['zorvex1q0 ...'], ['...'], ['... bel1q2']] });
  */
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { crc32, deflateSync } from 'node:zlib';
+import { crc32 } from 'node:zlib';
 import { Document, HeadingLevel, Packer, Paragraph, TextRun } from 'docx';
 import PDFDocument from 'pdfkit';
+import { encodePng } from './png';
 import type { SeededRandom } from './real-corpus-random';
 
 /** The time stamped into made documents. */
@@ -95,28 +96,9 @@ export function truncatedDocx(docx: Buffer): Buffer {
   return docx.subarray(0, Math.floor(docx.length / 2));
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
-
 /** A real RGB PNG of `w` x `h` pixels (a gradient with noise). */
 export function makePng(rng: SeededRandom, w = 64, h = 48): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB, deflate, no filter method, no interlace
-  const raw = Buffer.alloc(h * (1 + w * 3));
-  for (let y = 0; y < h; y++) {
-    const row = y * (1 + w * 3);
-    raw[row] = 0; // filter: none
-    for (let x = 0; x < w; x++) raw.set([(x * 4) & 255, (y * 5) & 255, rng.int(0, 255)], row + 1 + x * 3);
-  }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return encodePng(w, h, 2, (x, y) => [(x * 4) & 255, (y * 5) & 255, rng.int(0, 255)]);
 }
 
 /** A real zip archive (entries stored, not compressed) of the given files. */
