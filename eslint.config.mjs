@@ -21,6 +21,30 @@ const depConstraints = [
   { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:service', 'type:protocol', 'type:codec', 'type:util', 'type:testing'] },
 ];
 
+// Each wire format in libs/codecs is a room with its own door (its index.ts): a format imports no other format,
+// except FSCMT, whose frames are FSWCU values. See docs/decisions/0009-one-codecs-lib-with-a-room-per-format.md.
+const codecFormats = { cheetah: [], fswcu: [], fscmt: ['fswcu'], xmlrpc: [] };
+function codecFormatRooms() {
+  return Object.entries(codecFormats).map(([format, allowed]) => {
+    const others = Object.keys(codecFormats).filter((f) => f !== format && !allowed.includes(f));
+    return {
+      files: [`libs/codecs/src/${format}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: natsClient.paths,
+            patterns: [
+              ...natsClient.patterns,
+              { group: others.flatMap((f) => [`../${f}`, `../${f}/*`, `../../${f}/*`]), message: `The ${format} codec does not use another wire format.` },
+            ],
+          },
+        ],
+      },
+    };
+  });
+}
+
 const boundaries = (constraints) => [
   'error',
   { enforceBuildableLibDependency: false, allow: [], banTransitiveDependencies: false, depConstraints: constraints },
@@ -49,6 +73,7 @@ export default tseslint.config(
     files: ['libs/middleware/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
+  ...codecFormatRooms(),
   {
     // the shared vitest preset lives at the workspace root, outside any project
     files: ['**/vitest.config.ts'],
