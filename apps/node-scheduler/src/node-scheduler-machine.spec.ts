@@ -28,6 +28,8 @@ function rig(opts: { ipKey?: 'ip' | 'ip-port' } = {}) {
       expect(to).toBe(MNS);
       out.push(readFscmtMultinodeSchedulerMessage(dict));
     },
+  });
+  m.connect({
     onConfig: (c) => events.push(`config ${c}`),
     onDelete: (c, uris) => events.push(`delete ${c} ${uris.join(',')}`),
   });

@@ -130,7 +130,7 @@ export interface NodeSchedulerEvents {
   onWork?: () => void;
 }
 
-export interface NodeSchedulerMachineOptions extends NodeSchedulerEvents {
+export interface NodeSchedulerMachineOptions {
   nodeId: string;
   /** The multinode scheduler's address. */
   mns: string;
@@ -156,9 +156,20 @@ export class NodeSchedulerMachine {
   /** Links forwarded to the multinode scheduler that it has not vouched for (sent again on registering anew). */
   private readonly outbox = new KeepaliveOutbox<{ collection: string; entry: FscmtQueueEntry }>();
 
+  /** Empty until `connect`: the parts that act on the events are built after the machine, since they use it. */
+  private events: NodeSchedulerEvents = {};
+  private started = false;
+
   constructor(private readonly opts: NodeSchedulerMachineOptions) {}
 
+  /** Gives the machine the parts that act on its events; once, before `start`. */
+  connect(events: NodeSchedulerEvents): void {
+    if (this.started) throw new Error('connect the node scheduler machine before starting it');
+    this.events = events;
+  }
+
   start(): void {
+    this.started = true;
     this.toMns({ command: 'CMD_UM_INIT', nodeId: this.opts.nodeId, xmlrpc: this.opts.xmlrpc ?? { host: '127.0.0.1', port: 0 } });
     this.every(this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS, () => {
       if (this.mnsMissed > 0) this.opts.log?.warn({ missed: this.mnsMissed }, 'no CMD_UM_KEEPALIVE_ACK from the multinode scheduler');
@@ -266,19 +277,19 @@ export class NodeSchedulerMachine {
       case 'CMD_UM_CONF_STATE': {
         const c = this.collections.get(msg.dspecName);
         if (c) c.state = msg.state;
-        if (c && msg.state === FSCMT_CONF_STATES.ACTIVE) this.opts.onWork?.();
+        if (c && msg.state === FSCMT_CONF_STATES.ACTIVE) this.events.onWork?.();
         return;
       }
       case 'CMD_ADM_CONF_RESUME': {
         const c = this.collections.get(msg.dspecName);
         if (c) c.state = FSCMT_CONF_STATES.ACTIVE;
-        this.opts.onWork?.();
+        this.events.onWork?.();
         return;
       }
       case 'CMD_ADM_CONF_FEEDING_SUSPEND': {
         const c = this.collections.get(msg.dspecName);
         if (c) c.feedingSuspended = msg.data.suspend;
-        this.opts.onFeedingSuspend?.(msg.dspecName, msg.data.suspend);
+        this.events.onFeedingSuspend?.(msg.dspecName, msg.data.suspend);
         return;
       }
       case 'CMD_ADM_CONF_REFRESH':
@@ -338,7 +349,7 @@ export class NodeSchedulerMachine {
         const uris = [...s.fetched];
         s.queue.length = 0;
         s.fetched.clear();
-        this.opts.onDelete?.(c.name, uris);
+        this.events.onDelete?.(c.name, uris);
         return;
       }
       case 'CMD_UM_DELETE_URIS': {
@@ -349,7 +360,7 @@ export class NodeSchedulerMachine {
           const s = c.sites.get(site);
           for (const u of uris) if (s?.fetched.delete(u)) gone.push(u);
         }
-        this.opts.onDelete?.(c.name, gone);
+        this.events.onDelete?.(c.name, gone);
         return;
       }
       case 'CMD_UM_REPROCESS_SITE': {
@@ -357,7 +368,7 @@ export class NodeSchedulerMachine {
         const s = c?.sites.get(msg.data.site);
         if (!c || !s) return;
         const uris = [...s.fetched].filter((u) => (msg.data.exactMatch ? u === msg.data.uriPrefix : u.startsWith(msg.data.uriPrefix)));
-        this.opts.onReprocess?.(c.name, uris);
+        this.events.onReprocess?.(c.name, uris);
         return;
       }
       default:
@@ -397,7 +408,7 @@ export class NodeSchedulerMachine {
         stats: noStats(),
       });
     }
-    this.opts.onConfig?.(name, dspec);
+    this.events.onConfig?.(name, dspec);
   }
 
   private async remove(name: string): Promise<void> {
@@ -406,7 +417,7 @@ export class NodeSchedulerMachine {
     c.state = FSCMT_CONF_STATES.REMOVING;
     const uris = [...c.sites.values()].flatMap((s) => [...s.fetched]);
     for (const s of c.sites.values()) this.release(c, s);
-    await this.opts.onRemove?.(name, uris);
+    await this.events.onRemove?.(name, uris);
     this.collections.delete(name);
     this.routes.delete(name);
     this.toMns({ command: 'CMD_UM_DELETE_OK', dspecName: name });
@@ -433,7 +444,7 @@ export class NodeSchedulerMachine {
     if (front) s.queue.unshift(entry);
     else s.queue.push(entry);
     if (s.state === 'new') this.activate(c, s);
-    this.opts.onWork?.();
+    this.events.onWork?.();
   }
 
   private activate(c: Collection, s: Site): void {
@@ -464,7 +475,7 @@ export class NodeSchedulerMachine {
     if (!c || !s || s.state !== 'asking') return;
     if (allowed) {
       s.state = 'active';
-      this.opts.onWork?.();
+      this.events.onWork?.();
     } else {
       // 2.2.3.22: not allowed blocks the site for 30 minutes; its entries stay queued, in front
       s.state = 'blocked';
@@ -529,7 +540,7 @@ export class NodeSchedulerMachine {
     s.busy = false;
     s.processing++;
     s.nextAt = this.opts.clock.now() + c.settings.delayMs;
-    this.opts.onWork?.();
+    this.events.onWork?.();
   }
 
   /**
@@ -541,7 +552,7 @@ export class NodeSchedulerMachine {
     const c = this.collections.get(f.collection);
     if (!c || !c.sites.has(f.site)) return;
     if (f.depth < c.settings.maxDepth) for (const link of links) this.link(c, link, f.entry.uri.uri, f.depth + 1, []);
-    this.opts.onWork?.();
+    this.events.onWork?.();
   }
 
   /** The crawler reports a fetch: links are queued here or sent to the multinode scheduler. */
@@ -592,7 +603,7 @@ export class NodeSchedulerMachine {
         break;
     }
     if (s.queue.length === 0 && !s.busy && s.processing === 0) this.release(c, s);
-    this.opts.onWork?.();
+    this.events.onWork?.();
   }
 
   /** The feeding chain failed a document of the collection after it was fed (the feeding client's outcome). */
@@ -635,7 +646,7 @@ export class NodeSchedulerMachine {
     for (const c of this.collections.values()) {
       for (const [site, until] of c.quarantine) if (until <= now) c.quarantine.delete(site);
     }
-    this.opts.onWork?.();
+    this.events.onWork?.();
   }
 
   private statistics(): void {

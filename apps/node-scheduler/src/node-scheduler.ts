@@ -2,18 +2,22 @@
  * A node scheduler on the crawl bus (address ns/<node id>): the protocol machine, the crawler, a duplicate server
  * client on the same address, and a feeding client per collection for the pages it owns.
  *
+ * The parts are built in the order they use each other: the endpoint (it can send before it listens), the machine,
+ * what acts on the machine's events (page ownership, feeders, the duplicate server link, the crawler); then the
+ * machine is connected to them, the endpoint starts listening, and the machine starts.
+ *
  *   const ns = await startNodeScheduler(mw, { cluster: 'default', nodeId: 'n1', mns: 'main', dup: 'dup1' });
  */
-import { crawlAddress, CrawlEndpoint, DuplicateServerClient, DuplicateServerTimeout } from '@esp/crawl-bus';
-import { FeedingClient, type FeedDocument } from '@esp/content-client';
-import { buildFscmtDuplicateServerMessage, type FswcuDict } from '@esp/codecs';
+import { crawlAddress, CrawlEndpoint } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import { systemClock, type Clock } from '@esp/timers';
-import { Crawler, type CrawledPage } from './crawler';
-import { pageDocument } from './page-document';
-import { DuplicateServerFailover } from './duplicate-failover';
+import { CollectionFeeders } from './collection-feeders';
+import { Crawler } from './crawler';
+import { connectDuplicateServer, ownerOf } from './duplicate-link';
 import { NodeSchedulerMachine } from './node-scheduler-machine';
+import { pageDocument } from './page-document';
+import { PageOwnership } from './page-ownership';
 
 export interface NodeSchedulerOptions {
   cluster: string;
@@ -48,164 +52,77 @@ export interface NodeScheduler {
   stop(): Promise<void>;
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
-
 export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOptions): Promise<NodeScheduler> {
   const log = opts.log;
-  const mnsAddress = crawlAddress({ cluster: opts.cluster, role: 'mns', id: opts.mns });
-  const dupAddress = opts.dup === undefined ? undefined : crawlAddress({ cluster: opts.cluster, role: 'dup', id: opts.dup });
-  const replicaAddress = opts.dupReplica === undefined ? undefined : crawlAddress({ cluster: opts.cluster, role: 'dup', id: opts.dupReplica });
-  const link: { endpoint?: CrawlEndpoint; dup?: DuplicateServerClient | DuplicateServerFailover; crawler?: Crawler } = {};
-  const early: Array<[string, FswcuDict, 0 | 1]> = [];
-  const feeders = new Map<string, Promise<FeedingClient>>();
-  const feedingSuspended = new Set<string>();
-  /** collection -> checksum -> URIs of this node's pages with that content that another URI owns. */
-  const duplicates = new Map<string, Map<string, Set<string>>>();
-  /** collection -> URI -> checksum of the pages this node owns (removes send PPDUP_REMOVE). */
-  const owned = new Map<string, Map<string, Uint8Array>>();
-
-  const feeder = (collection: string): Promise<FeedingClient> => {
-    let f = feeders.get(collection);
-    if (!f) {
-      f = FeedingClient.open({
-        mw,
-        collection,
-        log: log ?? mw.log,
-        onOutcome: (id, outcome) => {
-          if (outcome.kind !== 'failed') return;
-          machine.feedFailed(collection);
-          log?.warn({ collection, uri: id, error: outcome.error.name, description: outcome.error.description }, 'fed document failed in the feeding chain');
-        },
-      });
-      feeders.set(collection, f);
-      f.catch((err: Error) => {
-        log?.error({ collection, err: err.message }, 'cannot open a feeding session');
-        feeders.delete(collection);
-      });
-    }
-    return f;
-  };
-  const feedDocs = async (collection: string, docs: FeedDocument[]): Promise<void> => {
-    if (!opts.feed || docs.length === 0) return;
-    const client = await feeder(collection);
-    for (const d of docs) await client.feed(d);
-  };
-
-  const machine: NodeSchedulerMachine = new NodeSchedulerMachine({
+  const clock = opts.clock ?? systemClock;
+  const self = { cluster: opts.cluster, role: 'ns' as const, id: opts.nodeId };
+  const endpoint = await CrawlEndpoint.start(mw.bus, { self, log });
+  const machine = new NodeSchedulerMachine({
     nodeId: opts.nodeId,
-    mns: mnsAddress,
-    clock: opts.clock ?? systemClock,
+    mns: crawlAddress({ cluster: opts.cluster, role: 'mns', id: opts.mns }),
+    clock,
     ipKey: opts.ipKey,
     log,
     keepaliveMs: opts.keepaliveMs,
     statsMs: opts.statsMs,
-    send: (to, dict, priority) => (link.endpoint ? link.endpoint.send(to, dict, priority) : early.push([to, dict, priority])),
-    onWork: () => link.crawler?.wake(),
-    onConfig: (collection, dspec) => {
-      link.dup?.setConfig(collection, dspec).catch((err: Error) => log?.warn({ collection, err: err.message }, 'duplicate server did not take the configuration'));
-    },
-    onRemove: async (collection, uris) => {
-      link.dup?.confRemove(collection);
-      await feedDocs(collection, uris.map((id) => ({ id, remove: true }))).catch(() => undefined);
-      duplicates.delete(collection);
-      owned.delete(collection);
-      link.dup?.confRemove2(collection);
-    },
-    onDelete: (collection, uris) => {
-      const mine = owned.get(collection);
-      for (const uri of uris) {
-        const csum = mine?.get(uri);
-        mine?.delete(uri);
-        if (csum && link.dup) link.dup.remove(collection, uri, csum).catch((err: Error) => log?.warn({ uri, err: err.message }, 'PPDUP_REMOVE failed'));
-      }
-      void feedDocs(collection, uris.map((id) => ({ id, remove: true }))).catch((err: Error) => log?.warn({ err: err.message }, 'feeding removes failed'));
-    },
-    // reprocess: no crawl store keeps page bodies, so the pages are fetched again and fed again (3.1.5.14)
-    onReprocess: (collection, uris) => machine.promote(collection, uris),
-    onFeedingSuspend: (collection, suspended) => (suspended ? feedingSuspended.add(collection) : feedingSuspended.delete(collection)),
+    send: (to, dict, priority) => endpoint.send(to, dict, priority),
   });
-
-  const endpoint = await CrawlEndpoint.start(mw.bus, {
-    self: { cluster: opts.cluster, role: 'ns', id: opts.nodeId },
-    log,
-    onBatch: (batch) => {
-      for (const m of batch) {
-        if (link.dup && (m.from === dupAddress || m.from === replicaAddress)) link.dup.handle(m);
-        else machine.handle(m.from, m.dict, m.priority);
-      }
+  const ownership = new PageOwnership();
+  const feeders = new CollectionFeeders({ mw, enabled: opts.feed ?? false, log, onFailed: (collection) => machine.feedFailed(collection) });
+  const dup = await connectDuplicateServer(mw, endpoint, {
+    ...opts,
+    clock,
+    // MS-FSCMT 3.1.5.25: the owner is gone; recrawl this node's copies so that one of them becomes the owner
+    onPromote: (collection, csum) => {
+      const uris = ownership.takeDuplicates(collection, csum);
+      if (uris.length > 0) machine.promote(collection, uris);
     },
   });
-  link.endpoint = endpoint;
-  const dupClient = (server: string): Promise<DuplicateServerClient> =>
-    DuplicateServerClient.start(mw.bus, {
-      self: { cluster: opts.cluster, role: 'ns', id: opts.nodeId },
-      server,
-      node: opts.nodeId,
-      endpoint,
-      timeoutMs: opts.dupTimeoutMs ?? 60_000,
-      log,
-      onPromote: (collection, csum) => {
-        // 3.1.5.25: the owner is gone; recrawl this node's copies so that one of them becomes the owner
-        const uris = duplicates.get(collection)?.get(hex(csum));
-        if (!uris) return;
-        duplicates.get(collection)?.delete(hex(csum));
-        machine.promote(collection, [...uris]);
-      },
-    });
-  if (dupAddress && replicaAddress) {
-    link.dup = DuplicateServerFailover.start({
-      primary: await dupClient(dupAddress),
-      primaryAddress: dupAddress,
-      replica: await dupClient(replicaAddress),
-      replicaAddress,
-      clock: opts.clock ?? systemClock,
-      deadAfterMs: opts.dupDeadMs ?? 10_000,
-      probe: () => endpoint.send(dupAddress, buildFscmtDuplicateServerMessage({ command: 'PPDUP_KEEPALIVE' }), 1),
-      log,
-    });
-  } else if (dupAddress) link.dup = await dupClient(dupAddress);
   const crawler = new Crawler({
     machine,
     userAgent: opts.userAgent,
     concurrency: opts.concurrency,
     maxBodyBytes: opts.maxBodyBytes,
     log,
-    checksum: async (collection, uri, csum) => {
-      // an add is idempotent (the same URI gets the same owner), so one lost on the way (a NATS restart) is sent
-      // again; a few times at most, so that a duplicate server that is gone fails the page instead of holding it
-      for (let attempt = 1; link.dup; attempt++) {
-        try {
-          return (await link.dup.add(collection, uri, csum)).ownUri;
-        } catch (err) {
-          if (!(err instanceof DuplicateServerTimeout) || attempt >= 5) throw err;
-          log?.warn({ collection, uri, attempt }, 'no answer from the duplicate server: PPDUP_ADD sent again');
-        }
-      }
-      return uri;
-    },
-    feed: async (page: CrawledPage) => {
-      const mine = owned.get(page.collection) ?? new Map<string, Uint8Array>();
-      owned.set(page.collection, mine);
-      mine.set(page.uri, page.checksum);
-      if (!opts.feed || feedingSuspended.has(page.collection)) return false;
-      await feedDocs(page.collection, [pageDocument(page, opts.nodeId)]);
+    checksum: (collection, uri, csum) => ownerOf(dup.link, collection, uri, csum, log),
+    feed: async (page) => {
+      ownership.own(page.collection, page.uri, page.checksum);
+      if (!feeders.feeding(page.collection)) return false;
+      await feeders.feed(page.collection, [pageDocument(page, opts.nodeId)]);
       return true;
     },
-    onDuplicate: (page) => {
-      const byCsum = duplicates.get(page.collection) ?? new Map<string, Set<string>>();
-      duplicates.set(page.collection, byCsum);
-      const set = byCsum.get(hex(page.checksum)) ?? new Set<string>();
-      set.add(page.uri);
-      byCsum.set(hex(page.checksum), set);
-    },
+    onDuplicate: (page) => ownership.duplicate(page.collection, page.uri, page.checksum),
   });
-  link.crawler = crawler;
-  // partial feeding batches go out at least every 250 ms
-  const flusher = setInterval(() => {
-    for (const f of feeders.values()) void f.then((c) => c.flush()).catch(() => undefined);
-  }, 250);
-  flusher.unref();
-  for (const [to, dict, priority] of early.splice(0)) endpoint.send(to, dict, priority);
+  const removes = (uris: string[]) => uris.map((id) => ({ id, remove: true }));
+
+  machine.connect({
+    onWork: () => crawler.wake(),
+    onConfig: (collection, dspec) => {
+      dup.link.setConfig(collection, dspec).catch((err: Error) => log?.warn({ collection, err: err.message }, 'duplicate server did not take the configuration'));
+    },
+    onRemove: async (collection, uris) => {
+      dup.link.confRemove(collection);
+      await feeders.feed(collection, removes(uris)).catch(() => undefined);
+      ownership.forget(collection);
+      dup.link.confRemove2(collection);
+    },
+    onDelete: (collection, uris) => {
+      for (const uri of uris) {
+        const csum = ownership.disown(collection, uri);
+        if (csum) dup.link.remove(collection, uri, csum).catch((err: Error) => log?.warn({ uri, err: err.message }, 'PPDUP_REMOVE failed'));
+      }
+      void feeders.feed(collection, removes(uris)).catch((err: Error) => log?.warn({ err: err.message }, 'feeding removes failed'));
+    },
+    // reprocess: no crawl store keeps page bodies, so the pages are fetched again and fed again (3.1.5.14)
+    onReprocess: (collection, uris) => machine.promote(collection, uris),
+    onFeedingSuspend: (collection, suspended) => feeders.setSuspended(collection, suspended),
+  });
+  await endpoint.listen((batch) => {
+    for (const m of batch) {
+      if (m.from !== undefined && dup.addresses.has(m.from)) dup.link.handle(m);
+      else machine.handle(m.from, m.dict, m.priority);
+    }
+  });
   machine.start();
   const offConnection = mw.bus.onConnectionChange((change) => {
     if (change === 'reconnect') machine.busReconnected();
@@ -219,13 +136,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       offConnection();
       crawler.stop();
       machine.stop();
-      clearInterval(flusher);
-      for (const f of feeders.values()) {
-        const c = await f.catch(() => undefined);
-        await c?.flush().catch(() => undefined);
-        await c?.close().catch(() => undefined);
-      }
-      await link.dup?.stop();
+      await feeders.close();
+      await dup.link.stop();
       await endpoint.stop();
     },
   };

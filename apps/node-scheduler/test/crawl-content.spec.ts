@@ -73,11 +73,11 @@ afterAll(async () => {
 
 async function crawl(): Promise<{ fed: Map<string, CrawledPage>; machine: NodeSchedulerMachine }> {
   const site = new URL(base).host;
-  const machine = new NodeSchedulerMachine({ nodeId: 'n1', mns: 'mns', clock: systemClock, ipKey: 'ip-port', send: () => undefined, onWork: () => crawler.wake() });
+  const machine = new NodeSchedulerMachine({ nodeId: 'n1', mns: 'mns', clock: systemClock, ipKey: 'ip-port', send: () => undefined });
   const recv = (msg: FscmtNodeSchedulerMessage): void => machine.handle('mns', buildFscmtNodeSchedulerMessage(msg), 0);
   const fed = new Map<string, CrawledPage>();
   const owners = new Map<string, string>();
-  const crawler: Crawler = new Crawler({
+  const crawler = new Crawler({
     machine,
     maxBodyBytes: MAX_BODY,
     // the duplicate server's rule: the first URI with a checksum owns it
@@ -91,6 +91,7 @@ async function crawl(): Promise<{ fed: Map<string, CrawledPage>; machine: NodeSc
       return Promise.resolve(true);
     },
   });
+  machine.connect({ onWork: () => crawler.wake() });
   recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: new FswcuDict([[fswcuBytes('delay'), 0]]), epoch: 1 });
   recv({ command: 'CMD_UM_ADD_ROUTE', dspecName: 'web', route: { nodeId: 'n1', routingAttribute: site, site, addrinfo: null, ttl: 0 } });
   recv({ command: 'CMD_UM_URI', dspecName: 'web', entry: entryFor(`${base}/`, '', 0, []) });

@@ -10,6 +10,9 @@
  *   const ep = await CrawlEndpoint.start(mw.bus, { self: { cluster: 'c1', role: 'dup', id: 'dup1' }, onBatch, log });
  *   ep.send(from, buildFscmtDuplicateServerMessage({ command: 'PPDUP_KEEPALIVE_ACK' }));
  *
+ * A peer whose parts need the endpoint to send before the part that takes its messages exists starts it without
+ * `onBatch` (it can send, and hears nothing) and calls `listen(onBatch)` once that part is built.
+ *
  * Messages that arrive in one turn of the event loop are handed over as one batch with the high-priority ones
  * first (the spec's "prepended to any communication queues"); a duplicate server uses the batch as its group
  * commit. A frame that does not decode is logged and dropped: a bad peer cannot stop the endpoint.
@@ -31,7 +34,8 @@ export interface CrawlInbound {
 
 export interface CrawlEndpointOptions {
   self: CrawlPeer;
-  onBatch: (batch: CrawlInbound[]) => void;
+  /** Where messages go; without it the endpoint only sends until `listen` is called. */
+  onBatch?: (batch: CrawlInbound[]) => void;
   log?: Logger;
   /** Largest frame body accepted from the bus (default 16 MiB, the codec's limit). */
   maxFrameBytes?: number;
@@ -52,6 +56,7 @@ export class CrawlEndpoint {
   private readonly outgoing = new Map<string, Outgoing>();
   private flushScheduled = false;
   private stopSub: (() => Promise<void>) | undefined;
+  private onBatch: ((batch: CrawlInbound[]) => void) | undefined;
   /** Frames dropped because they did not decode. */
   dropped = 0;
   /** Messages sent (a vector clock source for callers that keep one per link). */
@@ -66,8 +71,15 @@ export class CrawlEndpoint {
 
   static async start(bus: RawBus, opts: CrawlEndpointOptions): Promise<CrawlEndpoint> {
     const ep = new CrawlEndpoint(bus, opts);
-    ep.stopSub = await bus.subscribe(ep.address, (m) => ep.receive(m.data, m.reply));
+    if (opts.onBatch) await ep.listen(opts.onBatch);
     return ep;
+  }
+
+  /** Subscribes to the endpoint's address: from now on messages go to `onBatch`. Once only. */
+  async listen(onBatch: (batch: CrawlInbound[]) => void): Promise<void> {
+    if (this.onBatch) throw new Error(`crawl endpoint ${this.address} is already listening`);
+    this.onBatch = onBatch;
+    this.stopSub = await this.bus.subscribe(this.address, (m) => this.receive(m.data, m.reply));
   }
 
   send(to: string, dict: FswcuDict, priority: FscmtPriority = 0): void {
@@ -153,7 +165,7 @@ export class CrawlEndpoint {
   private deliver(): void {
     this.scheduled = false;
     const batch = this.inbox.drain();
-    if (batch.length > 0) this.opts.onBatch(batch);
+    if (batch.length > 0) this.onBatch?.(batch);
   }
 }
 

@@ -44,4 +44,27 @@ describe('CrawlEndpoint on a real nats-server', () => {
     expect(got[0]!.from).toBe('esp.raw.fscmt.t.ns.good');
     await b.stop();
   });
+  it('started without onBatch it sends and hears nothing; listen() starts delivery, once', async () => {
+    const got: CrawlInbound[] = [];
+    const a = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'ns', id: 'quiet' } });
+    const b = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'mns', id: 'talker' }, onBatch: (batch) => got.push(...batch) });
+    const keepalive = () => buildFscmtMultinodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' });
+    a.send(b.address, keepalive());
+    await a.flush();
+    await waitFor(() => got.length === 1);
+    expect(got[0]!.from).toBe(a.address);
+
+    const heard: CrawlInbound[] = [];
+    b.send(a.address, keepalive());
+    await b.flush();
+    await mw.bus.flush();
+    await a.listen((batch) => heard.push(...batch));
+    await expect(a.listen(() => undefined)).rejects.toThrow(/already listening/);
+    b.send(a.address, keepalive());
+    await b.flush();
+    await waitFor(() => heard.length === 1);
+    expect(heard[0]!.from).toBe(b.address);
+    await a.stop();
+    await b.stop();
+  });
 });

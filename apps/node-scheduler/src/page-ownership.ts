@@ -1,0 +1,53 @@
+/**
+ * What a node scheduler knows of page ownership, per collection: the checksum of each page it owns (removing one
+ * tells the duplicate server, PPDUP_REMOVE) and, per checksum, its own pages that another URI owns (recrawled when
+ * the duplicate server says that owner is gone, MS-FSCMT 3.1.5.25).
+ *
+ *   ownership.own('web', uri, csum);
+ *   ownership.disown('web', uri); // the checksum to send PPDUP_REMOVE with, if the page was owned here
+ */
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+export class PageOwnership {
+  /** collection -> URI -> checksum of the pages this node owns. */
+  private readonly owned = new Map<string, Map<string, Uint8Array>>();
+  /** collection -> checksum (hex) -> URIs of this node's pages with that content that another URI owns. */
+  private readonly duplicates = new Map<string, Map<string, Set<string>>>();
+
+  own(collection: string, uri: string, csum: Uint8Array): void {
+    let mine = this.owned.get(collection);
+    if (!mine) this.owned.set(collection, (mine = new Map()));
+    mine.set(uri, csum);
+  }
+
+  /** Forgets an owned page; its checksum, or undefined when this node did not own it. */
+  disown(collection: string, uri: string): Uint8Array | undefined {
+    const mine = this.owned.get(collection);
+    const csum = mine?.get(uri);
+    mine?.delete(uri);
+    return csum;
+  }
+
+  /** A page of this node whose content another URI owns. */
+  duplicate(collection: string, uri: string, csum: Uint8Array): void {
+    let byCsum = this.duplicates.get(collection);
+    if (!byCsum) this.duplicates.set(collection, (byCsum = new Map()));
+    let uris = byCsum.get(hex(csum));
+    if (!uris) byCsum.set(hex(csum), (uris = new Set()));
+    uris.add(uri);
+  }
+
+  /** The owner of `csum` is gone: this node's copies, forgotten here (they are recrawled and one becomes the owner). */
+  takeDuplicates(collection: string, csum: Uint8Array): string[] {
+    const byCsum = this.duplicates.get(collection);
+    const uris = byCsum?.get(hex(csum));
+    byCsum?.delete(hex(csum));
+    return uris ? [...uris] : [];
+  }
+
+  /** The collection is removed. */
+  forget(collection: string): void {
+    this.owned.delete(collection);
+    this.duplicates.delete(collection);
+  }
+}
