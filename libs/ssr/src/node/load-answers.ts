@@ -1,6 +1,7 @@
 import type { SsrMessage } from '../messages';
 import { answerLoad, planCommit } from './load-rules';
 import type { NodeParts } from './node-parts';
+import { isHomeHere } from './placement';
 
 /**
  * The answering side of load requests (2.13, 2.18): copies found are held in transfer until the requester commits
@@ -48,7 +49,7 @@ export class LoadAnswers {
     const plan = planCommit(t.ids, m.req, m.remove, {
       active: s.active,
       replica: s.replica,
-      isHome: (a) => s.router.home(a.homeHash) === s.name,
+      isHome: (a) => isHomeHere(s.router, a, s.name),
       expatVersion: (id) => s.expat.version(id),
     });
     for (const id of plan.dropActive) s.dropActive(id);
