@@ -122,17 +122,22 @@ export class Repair {
    */
   async confirmReplicas(): Promise<void> {
     const s = this.n.s;
-    for (let round = 0; round < 3 && !s.stopped && s.o.replication; round++) {
-      const b = s.buddy;
-      if (!b) return;
-      const list = await this.versionList(b, 'replicas-of-mine');
-      if (!list) return; // a silent buddy: the reload will settle what it can by loads
-      if (s.buddy !== b) continue;
-      const missing = missingOnBuddy(s.active.values(), list);
-      if (!missing.length) return;
-      s.log?.warn({ buddy: b.name, artifacts: missing.length, ids: missing.slice(0, 5).map((a) => `${a.id}@${a.version}`) }, 'quiesce: the buddy lacked replicas of active copies; sent again');
-      for (const batch of inBatches(missing, s.o.repairBatch)) await this.n.replication.replicate(batch, waitsForAck('confirm', s.o.waitForAck));
-    }
+    // checked again after a resend (or a change of buddy meanwhile), at most three lists in all
+    await retry(
+      async () => {
+        const b = s.buddy;
+        if (s.stopped || !s.o.replication || !b) return;
+        const list = await this.versionList(b, 'replicas-of-mine');
+        if (!list) return; // a silent buddy: the reload will settle what it can by loads
+        if (s.buddy !== b) throw new SsrUnavailable('the buddy changed while it listed its replicas');
+        const missing = missingOnBuddy(s.active.values(), list);
+        if (!missing.length) return;
+        s.log?.warn({ buddy: b.name, artifacts: missing.length, ids: missing.slice(0, 5).map((a) => `${a.id}@${a.version}`) }, 'quiesce: the buddy lacked replicas of active copies; sent again');
+        for (const batch of inBatches(missing, s.o.repairBatch)) await this.n.replication.replicate(batch, waitsForAck('confirm', s.o.waitForAck));
+        throw new SsrUnavailable(`${missing.length} replicas sent again to ${b.name}: its list is checked once more`);
+      },
+      { attempts: 3, initialMs: 0, maxMs: 0, clock: s.clock },
+    ).catch(() => undefined);
   }
 
   /**
