@@ -1,22 +1,14 @@
 import type { Artifact } from './artifact';
 import type { ActiveEntry, ArtifactCache, ReplicaEntry } from './caches';
 import type { Member, View } from './membership';
-import { Activation } from './node/activation';
 import { dispatch } from './node/dispatch';
-import { ExpatExchange } from './node/expat-exchange';
-import { LoadAnswers } from './node/load-answers';
-import { LoadRequests } from './node/load-requests';
-import type { NodeParts } from './node/node-parts';
+import { nodeParts, type NodeParts } from './node/node-parts';
 import { NodeState } from './node/node-state';
 import type { CensusEntry, PutOptions, SsrNodeOptions } from './node/options';
 import { homeHashFor } from './node/placement';
-import { Repair } from './node/repair';
 import { hasSuspects } from './node/repair-rules';
-import { ReplicaTimers } from './node/replica-timers';
-import { Replication } from './node/replication';
 import { waitsForAck } from './node/replication-rules';
 import { createdArtifact, touchSlots, updatedArtifact } from './node/versions';
-import { ViewChanges } from './node/view-changes';
 import type { SsrSnapshot } from './snapshot';
 
 export type { CensusEntry, PutOptions, SsrNodeOptions } from './node/options';
@@ -50,17 +42,8 @@ export class SsrNode {
 
   constructor(opts: SsrNodeOptions) {
     const s = new NodeState(opts);
-    const n = { s } as NodeParts;
-    n.loads = new LoadRequests(n);
-    n.answers = new LoadAnswers(n);
-    n.activation = new Activation(n);
-    n.replication = new Replication(n);
-    n.timers = new ReplicaTimers(n);
-    n.expat = new ExpatExchange(n);
-    n.repair = new Repair(n);
-    n.views = new ViewChanges(n);
     this.s = s;
-    this.n = n;
+    this.n = nodeParts(s);
     this.name = s.name;
     this.self = s.self;
     this.key = s.key;

@@ -1,12 +1,12 @@
-import type { Activation } from './activation';
-import type { ExpatExchange } from './expat-exchange';
-import type { LoadAnswers } from './load-answers';
-import type { LoadRequests } from './load-requests';
+import { Activation } from './activation';
+import { ExpatExchange } from './expat-exchange';
+import { LoadAnswers } from './load-answers';
+import { LoadRequests } from './load-requests';
 import type { NodeState } from './node-state';
-import type { Repair } from './repair';
-import type { ReplicaTimers } from './replica-timers';
-import type { Replication } from './replication';
-import type { ViewChanges } from './view-changes';
+import { Repair } from './repair';
+import { ReplicaTimers } from './replica-timers';
+import { Replication } from './replication';
+import { ViewChanges } from './view-changes';
 
 /**
  * The parts of one SSR instance over its one NodeState. Each part carries out the decisions of its rules module
@@ -22,4 +22,18 @@ export interface NodeParts {
   expat: ExpatExchange;
   repair: Repair;
   views: ViewChanges;
+}
+
+/** Every part over `s`; a part reaches the others only when called, so the order here does not matter. */
+export function nodeParts(s: NodeState): NodeParts {
+  const n = { s } as NodeParts;
+  n.loads = new LoadRequests(n);
+  n.answers = new LoadAnswers(n);
+  n.activation = new Activation(n);
+  n.replication = new Replication(n);
+  n.timers = new ReplicaTimers(n);
+  n.expat = new ExpatExchange(n);
+  n.repair = new Repair(n);
+  n.views = new ViewChanges(n);
+  return n;
 }
