@@ -43,6 +43,7 @@ export class Dispatcher {
   private drainAgain = false;
   private poll: TimerHandle | undefined;
   private polls = 0;
+  private stopped = false;
 
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -62,7 +63,8 @@ export class Dispatcher {
    */
   async placeNew(target: DispatchTarget, batch: OperationSet, ops: InFlightOperation[], accept?: PlaceOptions['accept']): Promise<ProcessorEntry> {
     const { pool } = this.o;
-    if (this.waiting.length) await this.drain();
+    // batches of dead processors get the free processors first
+    if (newBatchMustWait(this.waiting) === 'orphans') await this.drain();
     const waitsFor = newBatchMustWait(this.waiting);
     if (waitsFor === 'orphans') throw new ProcessorsBusy(`item processors are taking over the batches of a dead one; retry shortly`, { registered: pool.size });
     if (waitsFor === 'redispatches') throw new ProcessorsBusy(`batches of a reactivated session are being dispatched again first; retry shortly`, { registered: pool.size });
@@ -83,6 +85,7 @@ export class Dispatcher {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.poll) this.o.clock.clearTimeout(this.poll);
     this.poll = undefined;
   }
@@ -139,7 +142,7 @@ export class Dispatcher {
 
   /** While batches wait, look again shortly: a processor may register, or a lease expire, without a kick. */
   private schedulePoll(): void {
-    if (this.poll || !this.waiting.length) return;
+    if (this.poll || this.stopped || !this.waiting.length) return;
     this.poll = this.o.clock.setTimeout(() => {
       this.poll = undefined;
       void this.drain();
