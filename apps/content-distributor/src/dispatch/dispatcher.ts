@@ -25,7 +25,8 @@ export interface DispatcherOptions {
   log: Logger;
   clock: Clock;
   pool: ProcessorPool;
-  handOver: HandOver;
+  /** The hand-over loop (a stand-in in the dispatcher's spec). */
+  handOver: Pick<HandOver, 'place'>;
   owners: BatchOwners;
 }
 
