@@ -1,6 +1,6 @@
 import { Action, DocumentId, FailedOperation, OperationLost, OperationSet, OperationState } from '@esp/codecs';
 import { LEASE_LOST_DESCRIPTION, LEASE_LOST_ERROR_CODE } from '@esp/interfaces';
-import type { InFlightOperation } from './processor-pool';
+import type { InFlightOperation } from '../dispatch/processor-pool';
 
 /**
  * MS-FSDPD 3.5.5: for every operation held by an item processor whose lease ran out, a failed_operation with

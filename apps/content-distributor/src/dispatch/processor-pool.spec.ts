@@ -1,6 +1,7 @@
 import { DocumentId, OperationSet } from '@esp/codecs';
 import type { Aor } from '@esp/interfaces';
 import { describe, expect, it } from 'vitest';
+import { isLive, pickProcessor } from './dispatch-rule';
 import { ProcessorPool } from './processor-pool';
 
 const aor = (id: string): Aor => ({ name: '', object_id: id, host: 'h', port: 1, interface_type: 'processing::processor_server', interface_version: '5.2' });
@@ -12,15 +13,15 @@ describe('ProcessorPool (MS-FSDPD 3.5.1 holders)', () => {
     const a = pool.register('a', aor('a'), 'h', 10);
     const b = pool.register('b', aor('b'), 'h', 11);
     pool.register('c', aor('c'), 'h', 12).terminating = true;
-    expect(pool.pickFree()?.name).toBe('a');
+    expect(pickProcessor(pool.all())?.name).toBe('a');
     pool.assign(a, 1, ops(1, 1, 2));
-    expect(pool.pickFree()?.name).toBe('b');
+    expect(pickProcessor(pool.all())?.name).toBe('b');
     pool.assign(b, 1, ops(1, 3));
-    expect(pool.pickFree()).toBeUndefined();
+    expect(pickProcessor(pool.all())).toBeUndefined();
     pool.processed('a', 1, 2);
     pool.processed('b', 3, 3);
-    expect(pool.pickFree()?.name).toBe('a'); // a was used before b
-    expect(pool.pickFree(new Set(['a']))?.name).toBe('b');
+    expect(pickProcessor(pool.all())?.name).toBe('a'); // a was used before b
+    expect(pickProcessor(pool.all(), new Set(['a']))?.name).toBe('b');
   });
 
   it('processed drops first..last from the item operation holder and clears busy', () => {
@@ -65,11 +66,11 @@ describe('ProcessorPool (MS-FSDPD 3.5.1 holders)', () => {
     expect(held?.batch).toBe(batch);
     expect(held?.ops.map((o) => o.opId)).toEqual([1, 2]);
     expect(a).toMatchObject({ dead: true, busy: false, inFlight: [], batch: undefined });
-    expect(pool.pickFree()?.name).toBe('b');
-    expect(pool.pickFree(new Set(['b']))).toBeUndefined();
-    expect(pool.liveOthers('b')).toEqual([]);
+    expect(pickProcessor(pool.all())?.name).toBe('b');
+    expect(pickProcessor(pool.all(), new Set(['b']))).toBeUndefined();
+    expect(pool.all().filter((p) => p.name !== 'b' && isLive(p))).toEqual([]);
     expect(pool.declareDead('a')).toBeUndefined();
     a.dead = false;
-    expect(pool.pickFree(new Set(['b']))?.name).toBe('a');
+    expect(pickProcessor(pool.all(), new Set(['b']))?.name).toBe('a');
   });
 });

@@ -32,6 +32,7 @@ export interface ProcessorEntry {
 /**
  * The procserver_handler's abstract data model (MS-FSDPD 3.5.1) in one place: item processing component holder, pid
  * holder, item operation holder, item identifier holder, session mapper and busy state. Pure: no I/O, no timers.
+ * Which processor gets a batch is the dispatch rule's (./dispatch-rule).
  */
 export class ProcessorPool {
   private readonly byName = new Map<string, ProcessorEntry>();
@@ -76,16 +77,6 @@ export class ProcessorPool {
 
   get size(): number {
     return this.byName.size;
-  }
-
-  /** A processor whose busy state is false, least recently used first (MS-FSDPD 3.5.6). */
-  pickFree(exclude: ReadonlySet<string> = new Set()): ProcessorEntry | undefined {
-    let best: ProcessorEntry | undefined;
-    for (const e of this.byName.values()) {
-      if (e.busy || e.terminating || e.dead || exclude.has(e.name)) continue;
-      if (!best || e.lastUsed < best.lastUsed) best = e;
-    }
-    return best;
   }
 
   /** Marks busy and records the batch's operations in the holders. */
@@ -148,11 +139,6 @@ export class ProcessorPool {
     e.batchSessionId = undefined;
     e.batch = undefined;
     return held;
-  }
-
-  /** Live processors other than `except` that may take batches (busy or not). */
-  liveOthers(except: string): ProcessorEntry[] {
-    return [...this.byName.values()].filter((e) => e.name !== except && !e.dead && !e.terminating);
   }
 
   get inFlightBatches(): number {

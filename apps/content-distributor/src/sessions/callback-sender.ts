@@ -2,7 +2,7 @@ import type { OperationStatusInfo } from '@esp/codecs';
 import { MAX_STATUSES_PER_CALLBACK, operationCallbackInterface, type Aor, type ProxyOf } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
-import { backoffDelay, sleep } from '@esp/timers';
+import { retry } from '@esp/timers';
 
 /**
  * Delivers the distributor's callbacks (processing completed; received goes back in process's reply) to one content
@@ -39,27 +39,39 @@ export class CallbackSender {
 
   private async pump(): Promise<void> {
     this.running = true;
-    let attempt = 0;
     while (this.queue.length > 0 && !this.closed) {
-      // the head of the queue, as it is now (send may drop the oldest meanwhile: remove what was sent by identity)
-      const statuses = this.queue.slice(0, MAX_STATUSES_PER_CALLBACK);
+      let statuses: OperationStatusInfo[] = [];
+      let gone = false;
       try {
-        await this.proxy.callbacks(statuses);
-        const sent = new Set(statuses);
-        let n = 0;
-        while (n < this.queue.length && sent.has(this.queue[n] as OperationStatusInfo)) n++;
-        this.queue.splice(0, n);
-        attempt = 0;
-      } catch (err) {
-        const e = err as { retryable?: boolean; code?: string };
-        if (e.code === 'object_not_exist' && attempt > 20) {
+        await retry(
+          (attempt) => {
+            if (this.closed) return Promise.reject(new Error('callback sender closed'));
+            // the head of the queue, as it is now (send may drop the oldest meanwhile: remove what was sent by identity)
+            statuses = this.queue.slice(0, MAX_STATUSES_PER_CALLBACK);
+            gone = false;
+            return this.proxy.callbacks(statuses).catch((err: unknown) => {
+              gone = (err as { code?: string }).code === 'object_not_exist' && attempt > 20;
+              throw err;
+            });
+          },
+          {
+            initialMs: 50,
+            maxMs: 2000,
+            retryable: () => !this.closed && !gone,
+            onRetry: (err, attempt) => this.log.debug({ err: (err as Error).message, attempt }, 'callback failed; retrying'),
+          },
+        );
+      } catch {
+        if (gone) {
           this.log.warn({ callback: this.callback.object_id }, 'content client gone; dropping its callbacks');
           this.queue.length = 0;
-          break;
         }
-        this.log.debug({ err: (err as Error).message, attempt }, 'callback failed; retrying');
-        await sleep(backoffDelay(attempt++, { initialMs: 50, maxMs: 2000 }));
+        break;
       }
+      const sent = new Set(statuses);
+      let n = 0;
+      while (n < this.queue.length && sent.has(this.queue[n] as OperationStatusInfo)) n++;
+      this.queue.splice(0, n);
     }
     this.running = false;
   }

@@ -1,0 +1,100 @@
+import { SubsystemIdSet, type OperationSet } from '@esp/codecs';
+import { processorServerInterface, ShuttingDown, SystemResourceError } from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import { CallTimeout, ObjectNotExist, type Middleware } from '@esp/middleware';
+import type { ProcessorLiveness } from './liveness';
+import { pickProcessor } from './dispatch-rule';
+import type { DispatchTarget } from './dispatch-target';
+import type { Leases } from './leases';
+import type { InFlightOperation, ProcessorEntry, ProcessorPool } from './processor-pool';
+
+const INDEXING_ONLY = () => new SubsystemIdSet({ ids: ['indexing'] });
+
+export interface HandOverOptions {
+  mw: Middleware;
+  log: Logger;
+  pool: ProcessorPool;
+  leases: Leases;
+  liveness: ProcessorLiveness;
+}
+
+export interface PlaceOptions {
+  /** Processors that must not get this batch (the dead one it comes from). */
+  exclude?: ReadonlySet<string>;
+  /**
+   * Runs once a processor is assigned and before it gets the batch (the batch goes into the session's replica
+   * first); when it throws, the processor is released and the error goes to the caller.
+   */
+  accept?: (p: ProcessorEntry) => Promise<void>;
+  /** 'throw' (a client's batch: the client hears it) or 'next' (a waiting batch: logged, the next processor tries). */
+  onError: 'throw' | 'next';
+  /** What the batch is, for the log when a processor fails to take it. */
+  what: string;
+}
+
+/**
+ * The one hand-over loop of the distributor: the dispatch rule picks a processor, the pool assigns the batch to it,
+ * its Lease Timeout starts, and processor_server.process hands the batch over. A processor that refuses before taking
+ * it (shutting down, busy, gone) is released and the next one is tried; each processor once.
+ */
+export class HandOver {
+  constructor(private readonly o: HandOverOptions) {}
+
+  /** The processor that took the batch, undefined when none did. */
+  async place(target: DispatchTarget, batch: OperationSet, ops: InFlightOperation[], opts: PlaceOptions): Promise<ProcessorEntry | undefined> {
+    const { pool, leases } = this.o;
+    const tried = new Set(opts.exclude);
+    for (;;) {
+      const p = pickProcessor(pool.all(), tried);
+      if (!p) return undefined;
+      tried.add(p.name);
+      pool.assign(p, target.id, ops, batch);
+      if (opts.accept) {
+        try {
+          await opts.accept(p);
+        } catch (err) {
+          pool.release(p);
+          throw err;
+        }
+      }
+      leases.start(p.name, p.leaseMs);
+      const outcome = await this.call(p, target, batch).catch((err: Error) => {
+        if (opts.onError === 'throw') throw err;
+        this.o.log.warn({ procserver: p.name, err: err.message }, `${opts.what} not taken`);
+        return 'retry' as const;
+      });
+      if (outcome === 'taken') return p;
+    }
+  }
+
+  /** Gives the batch to one processor; 'retry' when it refused before taking it (the loop tries the next one). */
+  private async call(p: ProcessorEntry, target: DispatchTarget, batch: OperationSet): Promise<'taken' | 'retry'> {
+    const { mw, log, pool, leases, liveness } = this.o;
+    try {
+      await mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000 }).process(target.coreSession, target.id, target.collection, batch, INDEXING_ONLY());
+      liveness.life(p.name);
+      return 'taken';
+    } catch (err) {
+      if (err instanceof CallTimeout) {
+        // it may hold the batch: the lease decides (lost at expiry unless processed arrives)
+        log.warn({ procserver: p.name, session: target.id }, 'process call timed out; the lease will tell');
+        return 'taken';
+      }
+      leases.cancel(p.name);
+      pool.release(p);
+      if (err instanceof ShuttingDown) {
+        p.terminating = true;
+        log.info({ procserver: p.name }, 'item processor is shutting down; no more batches for it');
+        return 'retry';
+      }
+      if (err instanceof SystemResourceError) return 'retry';
+      if (err instanceof ObjectNotExist) {
+        log.warn({ procserver: p.name, pid: p.pid }, 'item processor is gone; unregistering it');
+        leases.drop(p.name);
+        pool.unregister(p.name);
+        return 'retry';
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,194 @@
+import type { OperationStatusInfo } from '@esp/codecs';
+import { processorServerInterface, type Aor } from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import type { Middleware } from '@esp/middleware';
+import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, parsePppMessage, PppFrameError } from '@esp/ppp';
+import type { Clock } from '@esp/timers';
+import type { BatchOwners } from './dispatch-target';
+import { Dispatcher } from './dispatcher';
+import { HandOver } from './hand-over';
+import { Leases } from './leases';
+import { ProcessorLiveness } from './liveness';
+import { ProcessorPool, type ProcessorEntry } from './processor-pool';
+
+export interface ProcessorsOptions {
+  mw: Middleware;
+  log: Logger;
+  clock: Clock;
+  owners: BatchOwners;
+  /** Lease Timeout (MS-FSDPD 3.5.2), default 300 s. */
+  leaseMs?: number;
+  /** Heartbeat interval of the item processors, PPP (default 1000 ms). */
+  heartbeatMs?: number;
+  /** Silent heartbeat intervals before an item processor is declared dead (default 3). */
+  liveness?: number;
+  /** The node-controller restart hook: after a Lease Timeout, and when PPP liveness declares a processor dead. */
+  restart?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
+}
+
+/**
+ * The item processors of this node (MS-FSDPD 3.5, the procserver_handler's side): their registrations (the pool),
+ * Lease Timeouts, PPP liveness, and what becomes of their batches when they fail: lost at a Lease Timeout, to another
+ * processor when one is declared dead. Owns the dispatcher that places batches on them.
+ */
+export class Processors {
+  readonly pool: ProcessorPool;
+  readonly dispatcher: Dispatcher;
+  private readonly leases: Leases;
+  private readonly liveness: ProcessorLiveness;
+  /** name:pid of processors handed to the restart hook (once per process). */
+  private readonly restartRequested = new Set<string>();
+  /** PPP messages on the liveness subject that were not READY / HEARTBEAT of a processor. */
+  malformedLiveness = 0;
+
+  constructor(private readonly o: ProcessorsOptions) {
+    this.pool = new ProcessorPool(o.leaseMs ?? 300_000);
+    this.leases = new Leases(o.clock, (name) => void this.onLeaseTimeout(name));
+    this.liveness = new ProcessorLiveness({
+      intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+      liveness: o.liveness ?? HEARTBEAT_LIVENESS,
+      clock: o.clock,
+      onDead: (name) => void this.onDeclaredDead(name),
+    });
+    const handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
+    this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver, owners: o.owners });
+  }
+
+  register(procserver: Aor, name: string, hostname: string, pid: number): void {
+    const previous = this.pool.get(name);
+    // a processor that comes back under the same name lost whatever it held: report it now, not at the lease
+    if (previous && previous.inFlight.length) {
+      this.leases.cancel(name);
+      void this.o.owners.lost(this.pool.expire(name), `item processor ${name} re-registered while holding a batch`);
+    }
+    this.pool.register(name, procserver, hostname, pid);
+    // liveness tracking starts over at its READY
+    this.liveness.forget(name);
+    this.o.log.info({ procserver: name, host: hostname, pid }, 'item processor registered');
+  }
+
+  unregister(name: string): void {
+    this.leases.drop(name);
+    this.liveness.forget(name);
+    const held = this.pool.unregister(name);
+    if (held.length) void this.o.owners.lost(held, `item processor ${name} unregistered while holding a batch`);
+    this.o.log.info({ procserver: name }, 'item processor unregistered');
+  }
+
+  processed(name: string, completed: boolean, status: OperationStatusInfo): void {
+    const { log, owners } = this.o;
+    const p = this.pool.get(name);
+    if (!p) {
+      log.warn({ procserver: name }, 'processed from an unknown item processor; ignored');
+      return;
+    }
+    this.liveness.life(name);
+    if (p.inFlight.length && !p.inFlight.some((o) => o.opId >= status.first_op_id && o.opId <= status.last_op_id)) {
+      // a late report of a batch that went to another processor while this one was declared dead
+      log.info({ procserver: name, first: status.first_op_id, last: status.last_op_id }, 'late processed of a batch no longer held; ignored');
+      return;
+    }
+    this.leases.cancel(name);
+    const sessionId = p.batchSessionId;
+    const done = this.pool.processed(name, status.first_op_id, status.last_op_id);
+    if (!completed && done.length) {
+      // the processor could not hand the batch to indexing: those operations are lost (the indexer arbitrates)
+      void owners.lost(done, `item processor ${name} could not submit to indexing`);
+    }
+    if (sessionId !== undefined) owners.processed(sessionId, status, done);
+    this.dispatcher.kick();
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all(
+      this.pool.all().map((p) =>
+        this.o.mw
+          .proxy(processorServerInterface, p.proxy, { timeoutMs: 30_000 })
+          .flush()
+          .catch((err: Error) => this.o.log.warn({ procserver: p.name, err: err.message }, 'flush failed')),
+      ),
+    );
+  }
+
+  renew(name: string, period: number): void {
+    const p = this.pool.get(name);
+    if (!p) return;
+    this.liveness.life(name);
+    p.leaseMs = period * 1000;
+    this.leases.renew(name, p.leaseMs);
+    this.o.log.debug({ procserver: name, period }, 'lease renewed');
+  }
+
+  /** [processor name, READY | HEARTBEAT] from an item processor, on this node's liveness subject. */
+  onLivenessMessage(data: Uint8Array): void {
+    let frames: Uint8Array[];
+    try {
+      frames = decodeFrames(data);
+    } catch (err) {
+      if (!(err instanceof PppFrameError)) throw err;
+      this.malformedLiveness++;
+      return;
+    }
+    const [identity, ...rest] = frames;
+    const msg = parsePppMessage(rest);
+    if (!identity || (msg.kind !== 'ready' && msg.kind !== 'heartbeat')) {
+      this.malformedLiveness++;
+      return;
+    }
+    const name = new TextDecoder().decode(identity);
+    const p = this.pool.get(name);
+    if (!p) return; // not registered here (yet): its registration comes first
+    const was = this.liveness.ppp(name);
+    if (was === 'revived' || p.dead) {
+      p.dead = false;
+      this.restartRequested.delete(`${p.name}:${p.pid}`);
+      this.o.log.warn({ procserver: name, pid: p.pid, frame: msg.kind }, 'item processor declared dead is alive again; it gets batches again');
+      this.dispatcher.kick();
+    } else if (msg.kind === 'ready') {
+      this.o.log.info({ procserver: name, pid: p.pid }, 'item processor READY');
+    }
+  }
+
+  stop(): void {
+    this.dispatcher.stop();
+    this.leases.cancelAll();
+    this.liveness.stop();
+  }
+
+  /** MS-FSDPD 3.5.5. */
+  private async onLeaseTimeout(name: string): Promise<void> {
+    const p = this.pool.get(name);
+    const lost = this.pool.expire(name);
+    this.o.log.warn({ procserver: name, pid: p?.pid, lost: lost.length }, 'Lease Timeout: item processor did not report its batch; its operations are lost');
+    await this.o.owners.lost(lost, `Lease Timeout of ${name}`);
+    if (p) await this.restart(p);
+  }
+
+  /** Silent for liveness x interval: no more batches for it; its batch goes to another processor, or is lost. */
+  private async onDeclaredDead(name: string): Promise<void> {
+    const p = this.pool.get(name);
+    if (!p) return;
+    this.leases.cancel(name);
+    const held = this.pool.declareDead(name);
+    this.o.log.warn(
+      { procserver: name, pid: p.pid, silent_ms: this.liveness.deadAfterMs, held: held?.ops.length ?? 0, session: held?.sessionId, first: held?.ops[0]?.opId, last: held?.ops[held.ops.length - 1]?.opId },
+      'item processor declared dead (PPP liveness): no heartbeat for liveness x interval',
+    );
+    if (held) {
+      await this.dispatcher.enqueue([{ kind: 'orphan', from: name, ...held, lostWhy: `item processor ${name} declared dead and no other item processor took its batch` }]);
+    }
+    await this.restart(p);
+  }
+
+  /** The node-controller restart hook, once per processor process (a Lease Timeout and a death may both ask). */
+  private async restart(p: ProcessorEntry): Promise<void> {
+    const key = `${p.name}:${p.pid}`;
+    if (this.restartRequested.has(key)) return;
+    this.restartRequested.add(key);
+    try {
+      await this.o.restart?.({ name: p.name, pid: p.pid, host: p.host });
+    } catch (err) {
+      this.o.log.error({ procserver: p.name, err: (err as Error).message }, 'restart of the item processor failed');
+    }
+  }
+}

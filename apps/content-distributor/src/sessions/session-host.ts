@@ -1,0 +1,232 @@
+import {
+  coreSessionFactoryInterface,
+  EXTERNAL_SESSION_PORT_OFFSET,
+  INDEXING_DISPATCHER_NAME,
+  INTERNAL_PORT_OFFSET,
+  processingSessionInterface,
+  ShuttingDown,
+  SystemResourceError,
+  UnknownCollection,
+  UnknownSession,
+  type Aor,
+} from '@esp/interfaces';
+import type { Logger } from '@esp/logging';
+import type { Middleware } from '@esp/middleware';
+import type { Artifact } from '@esp/ssr';
+import type { CollectionHolder } from '../collection-holder';
+import type { Dispatcher } from '../dispatch/dispatcher';
+import { BatchIntake } from './batch-intake';
+import { CallbackSender } from './callback-sender';
+import { FeedingSession } from './feeding-session';
+import { Redispatch } from './redispatch';
+import { batchesToRedispatch, decodeSessionArtifact } from './session-artifact';
+import type { SessionDirectory } from './session-directory';
+import { createSessionStore, type SessionReplicationOptions } from './session-replication';
+import type { SessionStore } from './session-store';
+
+export interface SessionHostOptions {
+  mw: Middleware;
+  log: Logger;
+  nodeId: number;
+  basePort: number;
+  collections: CollectionHolder;
+  sessions: SessionDirectory;
+  dispatcher: Dispatcher;
+  /** Where the indexing session's callbacks go when the client gave none (a recreate). */
+  callbackSink: Aor;
+  /** Feeding sessions in session replication; undefined: off (a session lives and dies with its distributor). */
+  replication: SessionReplicationOptions | undefined;
+}
+
+/**
+ * The feeding sessions of this node (MS-FSCDFT 3.5.4, dispatcher_node): create, recreate, destroy; with session
+ * replication, reactivation of a session from its replica, by a client's call or by the replica's timer (SSR 2.13,
+ * 2.14), with its batches in flight dispatched again.
+ */
+export class SessionHost {
+  readonly store: SessionStore | undefined;
+  readonly intake: BatchIntake;
+  private readonly redispatch: Redispatch;
+  /** Session opens (create / recreate / reactivation) under way, by id: one at a time per session. */
+  private readonly opening = new Map<number, Promise<Aor>>();
+  private stopping = false;
+  /** Sessions reactivated here from their SSR artifact. */
+  reactivated = 0;
+
+  constructor(private readonly o: SessionHostOptions) {
+    this.store = o.replication ? createSessionStore(o.mw, o.log, o.nodeId, o.replication, (a) => this.onSessionTimer(a)) : undefined;
+    this.intake = new BatchIntake(o.dispatcher, () => this.stopping);
+    this.redispatch = new Redispatch({ log: o.log, dispatcher: o.dispatcher, sessions: o.sessions, stopping: () => this.stopping, deadlineMs: o.replication?.redispatchDeadlineMs ?? 60_000 });
+  }
+
+  /** Joins the session replication cluster (when on). */
+  async start(): Promise<void> {
+    if (!this.store) return;
+    await this.store.node.start();
+    this.o.log.info({ cluster: this.o.replication?.cluster ?? 'feeding', name: this.store.node.name, mode: 'ack' }, 'feeding sessions in session replication');
+  }
+
+  get redispatchCounters(): Redispatch['counters'] {
+    return this.redispatch.counters;
+  }
+
+  /** One open at a time per session id: a client's re-open and the session's replica timer may race for it. */
+  open(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate = false): Promise<Aor> {
+    const prev = this.opening.get(id) ?? Promise.resolve(undefined as unknown as Aor);
+    const next = prev.catch(() => undefined).then(() => this.openNow(id, collection, callback, external, recreate));
+    this.opening.set(id, next);
+    void next.catch(() => undefined).finally(() => {
+      if (this.opening.get(id) === next) this.opening.delete(id);
+    });
+    return next;
+  }
+
+  private async openNow(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate: boolean): Promise<Aor> {
+    const { mw, log, sessions, collections } = this.o;
+    if (!(await collections.has(collection))) {
+      throw new UnknownCollection(`collection "${collection}" is not configured (known: ${collections.names().join(', ') || 'none'})`, { collection });
+    }
+    if (this.stopping) throw new ShuttingDown('content distributor is shutting down');
+    const existing = sessions.get(id);
+    if (existing) {
+      if (existing.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${existing.collection}"`, { session: id });
+      if (callback && existing.callbacks?.callback.object_id !== callback.object_id) {
+        existing.callbacks?.close();
+        existing.callbacks = new CallbackSender(mw, callback, log.child({ session: id }));
+        existing.callback = callback;
+        if (this.store) await existing.save();
+      }
+      return existing.object.aor;
+    }
+    // with session replication: the session may have lived on a distributor that died; its artifact (here, on a
+    // replica, or on another instance) is reactivated here by a load request (SSR 2.13, lazy reactivation)
+    const saved = this.store ? await this.store.load(id) : undefined;
+    if (saved && saved.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${saved.collection}"`, { session: id });
+    const { proxy: factory } = await mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
+    const clientCallback = callback ?? saved?.callback;
+    const sink = clientCallback ?? this.o.callbackSink;
+    // 3.5.4.1-3.5.4.3: create_session and create call the indexer's create, recreate its recreate (which takes over
+    // the session's callbacks: a recreate carries no callback of its own, so they come to this node). A reactivated
+    // session is a recreate: the indexer's outbox then delivers the finals it still owes to the client's callback.
+    const coreSession = recreate || saved ? await factory.recreate(id, collection, sink) : await factory.create(id, collection, sink);
+    const port = this.o.basePort + (external ? EXTERNAL_SESSION_PORT_OFFSET : INTERNAL_PORT_OFFSET);
+    const object = await mw.activate(processingSessionInterface, this.sessionObject(id), { object_id: `session_${this.o.nodeId}_${id}`, port, name: '' });
+    const session = new FeedingSession({
+      id,
+      collection,
+      coreSession,
+      object,
+      callback: clientCallback,
+      callbacks: clientCallback ? new CallbackSender(mw, clientCallback, log.child({ session: id })) : undefined,
+      lastAcceptedOpId: saved?.lastAcceptedOpId ?? -1,
+      completedOpId: saved?.completedOpId ?? 0,
+      store: this.store,
+      log,
+    });
+    const again = saved ? batchesToRedispatch(saved) : [];
+    for (const b of again) session.inFlight.set(b.first, b);
+    sessions.add(session);
+    if (this.store) {
+      try {
+        // this distributor owns the session now (a reactivated one: its new callback and its batches in flight)
+        await session.save();
+      } catch (err) {
+        sessions.remove(session);
+        await mw.deactivate(session.object).catch(() => undefined);
+        session.close();
+        throw err;
+      }
+    }
+    if (saved) {
+      this.reactivated++;
+      const ops = again.reduce((n, b) => n + (b.last - b.first + 1), 0);
+      log.warn(
+        { session: id, collection, accepted: saved.lastAcceptedOpId, completed: saved.completedOpId, batches: again.length, ops, first: again[0]?.first, last: again[again.length - 1]?.last },
+        'session reactivated from its replica',
+      );
+      if (again.length) void this.redispatch.send(session, again);
+    } else {
+      log.info({ session: id, collection }, 'session created');
+    }
+    return session.object.aor;
+  }
+
+  /** The processing_session object of session `id` (MS-FSDPD 3.3). */
+  private sessionObject(id: number) {
+    const held = (): FeedingSession => {
+      const s = this.o.sessions.get(id);
+      if (!s) throw new UnknownSession(`session ${id} is closed`);
+      return s;
+    };
+    return {
+      process: (batch: Parameters<BatchIntake['accept']>[1]) => this.intake.accept(held(), batch),
+      accepted_op_id: () => held().lastAcceptedOpId,
+      // the close call is in flight on this very object, which deactivation drains: finish after replying
+      close: () => {
+        setImmediate(() => void this.destroy(id));
+      },
+    };
+  }
+
+  async destroy(id: number): Promise<void> {
+    const { mw, log, sessions } = this.o;
+    const s = sessions.get(id);
+    if (!s) return;
+    sessions.remove(s);
+    s.close();
+    await this.store?.remove(id);
+    await mw.deactivate(s.object);
+    try {
+      const { proxy: factory } = await mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 5000 });
+      await factory.close(id);
+    } catch (err) {
+      log.warn({ session: id, err: (err as Error).message }, 'could not close the indexing session');
+    }
+    log.info({ session: id, collection: s.collection }, 'session destroyed');
+  }
+
+  /** Destroys every session of the collection; returns their ids. */
+  async removeCollection(collection: string): Promise<number[]> {
+    const ids = this.o.sessions
+      .all()
+      .filter((s) => s.collection === collection)
+      .map((s) => s.id);
+    for (const id of ids) await this.destroy(id);
+    return ids;
+  }
+
+  /**
+   * A session timer fired on this instance: either the session is held here (it still has batches in flight after
+   * the in-flight timer: renew it, the leases deal with the processors) or the session's distributor died and the
+   * replica's timer made this, its home, reactivate it (SSR 2.14): open it here, with no client call needed.
+   */
+  private async onSessionTimer(a: Artifact): Promise<void> {
+    const m = /^feeding-session-(\d+)$/.exec(a.id);
+    if (!m) return;
+    const id = Number(m[1]);
+    const held = this.o.sessions.get(id);
+    if (held) {
+      if (held.inFlight.size) held.saveLater();
+      return;
+    }
+    if (this.stopping) return;
+    try {
+      const art = decodeSessionArtifact(a.body);
+      await this.open(id, art.collection, undefined, false, true);
+    } catch (err) {
+      this.o.log.warn({ session: id, err: (err as Error).message }, 'session timer: reactivation failed; the next call or timer tries again');
+    }
+  }
+
+  /** Takes no more sessions or batches. */
+  beginStop(): void {
+    this.stopping = true;
+  }
+
+  /** A planned departure: callbacks stop; the others reshape at once and this node's sessions live on in their replicas. */
+  async stop(): Promise<void> {
+    for (const s of this.o.sessions.all()) s.callbacks?.close();
+    await this.store?.node.leave().catch((err: Error) => this.o.log.warn({ err: err.message }, 'SSR leave failed'));
+  }
+}
+
