@@ -11,6 +11,7 @@ import {
   type Aor,
   type InterfaceDef,
 } from '@esp/interfaces';
+import { CallTimeout } from '@esp/middleware';
 import { livenessSubject } from '@esp/ppp';
 import { sleep, systemClock } from '@esp/timers';
 import { fixedCollections } from './collection-holder';
@@ -71,9 +72,10 @@ export class ContentDistributor {
     const nodeName = dispatcherNodeName(nodeId);
     const aor = (iface: InterfaceDef, objectId: string, name: string): Aor => ({ name, object_id: objectId, host: mw.host, port, interface_type: iface.type, interface_version: iface.version });
     // An AOR is (host, port, object id). Over TCP two processes could not share a port; on NATS nothing stops them,
-    // so refuse to start when our own address already answers (same host, base port and node id).
+    // so refuse to start when our own address already answers (same host, base port and node id). Nobody there fails
+    // at once (no responders); a call that times out reached a process that holds the address but is slow to answer.
     const twin = mw.proxy(dispatcherNodeInterface, aor(dispatcherNodeInterface, `dispatcher_node_${nodeId}`, nodeName), { timeoutMs: 2000 });
-    if (await twin.__ping().then(() => true, () => false)) {
+    if (await twin.__ping().then(() => true, (err: unknown) => err instanceof CallTimeout)) {
       throw new AlreadyBound(`another content distributor already serves node id ${nodeId} on ${mw.host}, base port ${o.basePort}; give this one another --node-id or --base-port`);
     }
 
