@@ -17,10 +17,10 @@ import {
   type Aor,
   type Implementation,
 } from '@esp/interfaces';
+import { DEFAULT_CALLBACK_RETRY } from '@esp/content-client';
 import type { Logger } from '@esp/logging';
 import { bindOrTakeOver, type Middleware, type ServerObject } from '@esp/middleware';
 import { CollectionAdmission } from './collection-admission';
-import { DEFAULT_RETRY } from './callback-sender';
 import { DEFAULT_BASE_PORT, DEFAULT_QUEUE_BATCHES } from './cli';
 import { DocumentStore, isCollectionName, openCollectionDb } from './collection-store';
 import { CollectionWriter } from './collection-writer';
@@ -117,7 +117,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     port,
     limits: { maxQueuedBatches: opts.maxQueuedBatches ?? DEFAULT_QUEUE_BATCHES, maxPendingCallbacks: opts.maxPendingCallbacks ?? 1024 },
     maxSessions: opts.maxSessions ?? 10_000,
-    retry: { minMs: opts.callbackRetryMinMs ?? DEFAULT_RETRY.minMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_RETRY.maxMs },
+    retry: { initialMs: opts.callbackRetryMinMs ?? DEFAULT_CALLBACK_RETRY.initialMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_CALLBACK_RETRY.maxMs },
     callbackTimeoutMs: opts.callbackTimeoutMs ?? 10_000,
     closeWaitMs,
     log,
