@@ -9,7 +9,7 @@ import { FeedingClient, type FeedDocument } from '@esp/content-client';
 import { buildFscmtDuplicateServerMessage, type FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
-import { systemClock, type Clock } from '@esp/timers';
+import { retry, systemClock, type Clock } from '@esp/timers';
 import { Crawler, type CrawledPage } from './crawler';
 import { pageDocument } from './page-document';
 import { DuplicateServerFailover } from './duplicate-failover';
@@ -170,19 +170,17 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     concurrency: opts.concurrency,
     maxBodyBytes: opts.maxBodyBytes,
     log,
-    checksum: async (collection, uri, csum) => {
-      // an add is idempotent (the same URI gets the same owner), so one lost on the way (a NATS restart) is sent
-      // again; a few times at most, so that a duplicate server that is gone fails the page instead of holding it
-      for (let attempt = 1; link.dup; attempt++) {
-        try {
-          return (await link.dup.add(collection, uri, csum)).ownUri;
-        } catch (err) {
-          if (!(err instanceof DuplicateServerTimeout) || attempt >= 5) throw err;
-          log?.warn({ collection, uri, attempt }, 'no answer from the duplicate server: PPDUP_ADD sent again');
-        }
-      }
-      return uri;
-    },
+    // an add is idempotent (the same URI gets the same owner), so one lost on the way (a NATS restart) is sent again
+    // (at once: the timeout was the wait), to whichever duplicate server is current; a few times at most, so that a
+    // duplicate server that is gone fails the page instead of holding it
+    checksum: (collection, uri, csum) =>
+      retry(async () => (link.dup ? (await link.dup.add(collection, uri, csum)).ownUri : uri), {
+        attempts: 5,
+        initialMs: 0,
+        maxMs: 0,
+        retryable: (err) => err instanceof DuplicateServerTimeout,
+        onRetry: (_err, attempt) => log?.warn({ collection, uri, attempt: attempt + 1 }, 'no answer from the duplicate server: PPDUP_ADD sent again'),
+      }),
     feed: async (page: CrawledPage) => {
       const mine = owned.get(page.collection) ?? new Map<string, Uint8Array>();
       owned.set(page.collection, mine);
