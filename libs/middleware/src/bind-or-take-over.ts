@@ -90,7 +90,7 @@ async function bindOnce(mw: Middleware, iface: InterfaceDef, name: string, aor: 
   if (!gone) {
     const h = holder.aor;
     const hint = opts.holderHint ? `; ${opts.holderHint}` : '';
-    throw new NameHeld(`${name} (${iface.type}) is bound to a live object ${h.object_id} at ${h.host}:${h.port}${hint}`, h, pinged === undefined ? undefined : { cause: pinged });
+    throw new NameHeld(`${name} (${iface.type}) is held by a live object ${h.object_id} at ${h.host}:${h.port}${hint}`, h, pinged === undefined ? undefined : { cause: pinged });
   }
   log.warn({ name, interface: iface.type, stale: holder.aor, why: (pinged as Error).name }, 'taking over a binding whose object is gone');
   await mw.names.unbind(name, iface.type, holder.revision);

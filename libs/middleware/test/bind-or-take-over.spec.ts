@@ -78,7 +78,7 @@ describe('bindOrTakeOver on a real nats-server with a name server', () => {
     expect(err).toBeInstanceOf(NameHeld);
     expect(err).toBeInstanceOf(AlreadyBound);
     expect((err as NameHeld).holder.object_id).toBe('live');
-    expect((err as Error).message).toMatch(/bound to a live object live at .*; is another one running\?$/);
+    expect((err as Error).message).toMatch(/held by a live object live at .*; is another one running\?$/);
     expect(await holderOf('bot/live')).toBe('live');
   });
 
