@@ -17,11 +17,10 @@ import {
   type Aor,
   type Implementation,
 } from '@esp/interfaces';
+import { DEFAULT_CALLBACK_RETRY } from '@esp/content-client';
 import type { Logger } from '@esp/logging';
-import type { Middleware, ServerObject } from '@esp/middleware';
-import { bindName } from './bind-name';
+import { bindOrTakeOver, type Middleware, type ServerObject } from '@esp/middleware';
 import { CollectionAdmission } from './collection-admission';
-import { DEFAULT_RETRY } from './callback-sender';
 import { DEFAULT_BASE_PORT, DEFAULT_QUEUE_BATCHES } from './cli';
 import { DocumentStore, isCollectionName, openCollectionDb } from './collection-store';
 import { CollectionWriter } from './collection-writer';
@@ -118,7 +117,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     port,
     limits: { maxQueuedBatches: opts.maxQueuedBatches ?? DEFAULT_QUEUE_BATCHES, maxPendingCallbacks: opts.maxPendingCallbacks ?? 1024 },
     maxSessions: opts.maxSessions ?? 10_000,
-    retry: { minMs: opts.callbackRetryMinMs ?? DEFAULT_RETRY.minMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_RETRY.maxMs },
+    retry: { initialMs: opts.callbackRetryMinMs ?? DEFAULT_CALLBACK_RETRY.initialMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_CALLBACK_RETRY.maxMs },
     callbackTimeoutMs: opts.callbackTimeoutMs ?? 10_000,
     closeWaitMs,
     log,
@@ -146,8 +145,10 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     const searchObj = await mw.activate(searchInterface, new SearchService(collections), { object_id: SEARCH_OBJECT_ID, port, name: INDEX_SEARCH_NAME });
     objects.push(searchObj as unknown as ServerObject<never>);
     if (opts.bind ?? true) {
-      await bindName(mw, coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, factoryObj.aor);
-      await bindName(mw, searchInterface, INDEX_SEARCH_NAME, searchObj.aor);
+      // a binding left by an indexer that died (on another host, or under another object id) is taken over
+      const bindOpts = { attempts: 4, holderHint: 'is another indexer running?' };
+      await bindOrTakeOver(mw, coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, factoryObj.aor, bindOpts);
+      await bindOrTakeOver(mw, searchInterface, INDEX_SEARCH_NAME, searchObj.aor, bindOpts);
     }
   } catch (err) {
     await dispatcher.shutdown();

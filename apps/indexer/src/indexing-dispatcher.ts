@@ -18,14 +18,14 @@ import {
   type Implementation,
   type coreSessionFactoryInterface,
 } from '@esp/interfaces';
+import { CallbackSender, type CallbackRetry } from '@esp/content-client';
 import type { Logger } from '@esp/logging';
 import { BadParameter, type Middleware, type ServerObject } from '@esp/middleware';
-import { CallbackSender, type RetryPolicy } from './callback-sender';
 import type { Db, DocumentStore } from './collection-store';
 import type { CollectionWriter } from './collection-writer';
 import { ContentResolver } from './content-resolver';
 import { IndexingSession, type SessionLimits } from './indexing-session';
-import type { SessionJournal } from './session-journal';
+import type { OutboxEntry, SessionJournal } from './session-journal';
 
 /** Everything of one collection. */
 export interface CollectionContext {
@@ -42,7 +42,7 @@ export interface DispatcherOptions {
   port: number;
   limits: SessionLimits;
   maxSessions: number;
-  retry: RetryPolicy;
+  retry: CallbackRetry;
   /** Deadline of each callback call (ms). */
   callbackTimeoutMs: number;
   /** How long close(id) waits for the session's callbacks to be delivered before it returns anyway (ms). */
@@ -191,16 +191,18 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
   private newSession(coll: CollectionContext, id: number, callback: Aor): IndexingSession {
     const log = this.opts.log.child({ session: id, collection: coll.name });
     const holder: { s?: IndexingSession } = {};
-    const sender = new CallbackSender(
-      (aor) => this.opts.mw.proxy(operationCallbackInterface, aor, { timeoutMs: this.opts.callbackTimeoutMs }),
-      callback,
-      (entry) => {
+    // the statuses are durable in the outbox: no bound, never given up, each acknowledged once delivered
+    const sender = new CallbackSender<OutboxEntry>({
+      proxy: (aor) => this.opts.mw.proxy(operationCallbackInterface, aor, { timeoutMs: this.opts.callbackTimeoutMs }),
+      target: callback,
+      statusOf: (entry) => entry.status,
+      onDelivered: (entry) => {
         coll.writer.ack(entry.seq);
         if (holder.s) this.forgetIfDone(holder.s);
       },
+      retry: this.opts.retry,
       log,
-      this.opts.retry,
-    );
+    });
     const content = new ContentResolver({ store: (bucket) => this.opts.mw.blobs({ bucket }), maxBytes: this.opts.maxDocumentBytes ?? 100 * 1024 * 1024, log });
     const s = new IndexingSession(id, coll.writer, sender, this.opts.limits, log, content);
     holder.s = s;

@@ -12,7 +12,7 @@ import type { OperationSet } from '@esp/codecs';
 import { SystemResourceError, UnknownSession, type Implementation, type coreSessionInterface } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { BatchResult } from './apply-batch';
-import type { CallbackSender } from './callback-sender';
+import type { CallbackSender } from '@esp/content-client';
 import type { CollectionWriter, WriterSession } from './collection-writer';
 import { ContentResolver } from './content-resolver';
 import type { OutboxEntry } from './session-journal';
@@ -38,7 +38,7 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
   constructor(
     readonly id: number,
     readonly writer: CollectionWriter,
-    readonly sender: CallbackSender,
+    readonly sender: CallbackSender<OutboxEntry>,
     private readonly limits: SessionLimits,
     private readonly log: Logger,
     /** Fetches content that came by reference (claim check); without it, references are stored as they are. */

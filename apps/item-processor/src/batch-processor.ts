@@ -26,7 +26,7 @@ import {
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { SystemException, type Middleware } from '@esp/middleware';
-import { backoffDelay } from '@esp/timers';
+import { retry } from '@esp/timers';
 import { processingError, type ItemLogMessage, type ItemOutcome, type OperationKind, type Pipeline, type PipelineSet } from '@esp/pipeline';
 import type { ProcserverHandler } from './registration';
 import { statusOf, type LogMessage, type StatusState } from './status/status-state';
@@ -401,7 +401,7 @@ export class BatchProcessor {
 
   /** coreprocessing::session::process with retries on retryable errors until the deadline. True when delivered. */
   private async forward(input: BatchInput, batch: OperationSet, msgs: LogMessage[]): Promise<boolean> {
-    const { mw, log, retry, forwardDeadlineMs, callTimeoutMs } = this.o;
+    const { mw, log, retry: backoff, forwardDeadlineMs, callTimeoutMs } = this.o;
     let session;
     try {
       session = mw.proxy(coreSessionInterface, input.next, { timeoutMs: callTimeoutMs });
@@ -409,45 +409,49 @@ export class BatchProcessor {
       msgs.push(['ERROR', `indexing session cannot be called: ${describeError(err)}`]);
       return false;
     }
-    const deadline = Date.now() + forwardDeadlineMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await session.process(batch);
-        if (attempt > 0) msgs.push(['INFO', `forwarded to the indexing session after ${attempt + 1} attempts`]);
-        return true;
-      } catch (err) {
-        const delay = backoffDelay(attempt, { ...retry, jitter: true });
-        if (!isRetryable(err) || Date.now() + delay > deadline) {
-          log.error({ err: describeError(err), attempts: attempt + 1, session: input.session_id }, 'could not forward the batch to the indexing session');
-          msgs.push(['ERROR', `not forwarded to the indexing session: ${describeError(err)} (${attempt + 1} attempts)`]);
-          return false;
-        }
-        log.warn({ err: describeError(err), attempt: attempt + 1, retry_in_ms: delay }, 'indexing session refused the batch; retrying');
-        await new Promise((r) => setTimeout(r, delay));
-      }
+    let attempts = 0;
+    try {
+      await retry(
+        (attempt) => {
+          attempts = attempt + 1;
+          return session.process(batch);
+        },
+        {
+          ...backoff,
+          jitter: true,
+          deadlineMs: forwardDeadlineMs,
+          // a call must not start after the deadline: the batch is reported then
+          shortenLastWait: false,
+          retryable: isRetryable,
+          onRetry: (err, attempt, delay) => log.warn({ err: describeError(err), attempt: attempt + 1, retry_in_ms: delay }, 'indexing session refused the batch; retrying'),
+        },
+      );
+    } catch (err) {
+      log.error({ err: describeError(err), attempts, session: input.session_id }, 'could not forward the batch to the indexing session');
+      msgs.push(['ERROR', `not forwarded to the indexing session: ${describeError(err)} (${attempts} attempts)`]);
+      return false;
     }
+    if (attempts > 1) msgs.push(['INFO', `forwarded to the indexing session after ${attempts} attempts`]);
+    return true;
   }
 
   /** procserver_handler::processed, retried a few times on retryable errors; a handler gone restarts registration. */
   private async reportProcessed(completed: boolean, report: OperationStatusInfo): Promise<void> {
-    const { log, name, retry } = this.o;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const handler = this.o.handler();
-      if (!handler) {
-        log.error({ first: report.first_op_id, last: report.last_op_id }, 'no procserver_handler to report processed to');
-        return;
-      }
-      try {
-        await handler.processed(name, completed, report);
-        return;
-      } catch (err) {
-        if (!isRetryable(err) || attempt === 4) {
-          log.error({ err: describeError(err), first: report.first_op_id, last: report.last_op_id }, 'procserver_handler::processed failed');
-          if (err instanceof SystemException) this.o.onHandlerLost(`processed failed: ${describeError(err)}`);
-          return;
-        }
-        await new Promise((r) => setTimeout(r, backoffDelay(attempt, { ...retry, jitter: true })));
-      }
+    const { log, name, retry: backoff } = this.o;
+    try {
+      const reported = await retry(
+        async () => {
+          const handler = this.o.handler();
+          if (!handler) return false;
+          await handler.processed(name, completed, report);
+          return true;
+        },
+        { ...backoff, jitter: true, attempts: 5, retryable: isRetryable },
+      );
+      if (!reported) log.error({ first: report.first_op_id, last: report.last_op_id }, 'no procserver_handler to report processed to');
+    } catch (err) {
+      log.error({ err: describeError(err), first: report.first_op_id, last: report.last_op_id }, 'procserver_handler::processed failed');
+      if (err instanceof SystemException) this.o.onHandlerLost(`processed failed: ${describeError(err)}`);
     }
   }
 }

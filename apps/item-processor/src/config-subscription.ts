@@ -1,6 +1,6 @@
 import { XmlRpcFault, type XmlRpcInputStruct, type XmlRpcValue } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
-import { backoffDelay } from '@esp/timers';
+import { retry } from '@esp/timers';
 import { xmlRpcCall } from '@esp/xmlrpc-http';
 import type { PipelineConfig } from '@esp/pipeline';
 
@@ -92,6 +92,7 @@ export class ConfigSubscription {
   private lost = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Ends the wait between two attempts of the initial ResetContainer (stop). */
   private wake: (() => void) | undefined;
   private readonly module: XmlRpcInputStruct;
 
@@ -105,20 +106,28 @@ export class ConfigSubscription {
 
   /** The initial ResetContainer (3.7.3): retried with backoff until it succeeds (or stop()); then periodic RegisterModule. */
   async start(): Promise<void> {
-    const retry = this.o.retry ?? { initialMs: 200, maxMs: 5_000 };
-    for (let attempt = 0; !this.stopped; attempt++) {
-      if (await this.reset()) {
-        this.schedule();
-        return;
-      }
-      const delay = backoffDelay(attempt, { ...retry, jitter: true });
-      this.o.log.warn({ config_server: this.o.url, retry_in_ms: delay }, 'no configuration from the config server yet; retrying (not registering with a distributor until there is one)');
-      await new Promise<void>((r) => {
-        this.wake = r;
-        this.timer = setTimeout(r, delay);
-      });
+    if (this.stopped) throw new Error('stopped before the config server answered');
+    const stopping = new AbortController();
+    this.wake = () => stopping.abort();
+    try {
+      await retry(
+        async () => {
+          if (!(await this.reset())) throw new Error('no configuration from the config server yet');
+        },
+        {
+          ...(this.o.retry ?? { initialMs: 200, maxMs: 5_000 }),
+          jitter: true,
+          signal: stopping.signal,
+          onRetry: (_err, _attempt, delay) =>
+            this.o.log.warn({ config_server: this.o.url, retry_in_ms: delay }, 'no configuration from the config server yet; retrying (not registering with a distributor until there is one)'),
+        },
+      );
+    } catch (err) {
+      throw new Error('stopped before the config server answered', { cause: err });
+    } finally {
+      this.wake = undefined;
     }
-    throw new Error('stopped before the config server answered');
+    this.schedule();
   }
 
   /** ResetContainer after FlushState. True when the configuration was taken and we are registered. */

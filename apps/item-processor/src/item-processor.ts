@@ -9,12 +9,11 @@ import {
 } from '@esp/interfaces';
 import { createLogger, type Logger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
-import { HEARTBEAT_INTERVAL_MS } from '@esp/ppp';
+import { encodeLivenessMessage, HEARTBEAT_INTERVAL_MS, HeartbeatSender, livenessSubject } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import { BatchProcessor } from './batch-processor';
 import { DEFAULT_PIPELINE_CONFIG, buildPipelines, loadPipelineConfig, type PipelineConfig, type PipelineSet } from '@esp/pipeline';
 import { ConfigSubscription } from './config-subscription';
-import { HeartbeatSender } from './heartbeat';
 import { Registration } from './registration';
 import { StatusService } from './status/status-service';
 import { StatusState } from './status/status-state';
@@ -240,19 +239,26 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     retry,
     callTimeoutMs,
     clock: opts.clock,
-    onRegistered: () => heartbeats.beat(),
+    onRegistered: () => heartbeats.ready(),
     // notice a distributor that is gone (a master change) within about one heartbeat interval
     handlerCheckMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
     log,
   });
+  // [name, READY | HEARTBEAT] to the liveness subject of the distributor node we are registered at, idle or busy;
+  // READY after each (re)registration and after a gap (the process was stopped, e.g. SIGSTOP then SIGCONT, and may
+  // have been declared dead meanwhile)
+  const identity = new TextEncoder().encode(name);
   const heartbeats: HeartbeatSender = new HeartbeatSender({
-    name,
     intervalMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
-    dispatcherId: () => (reg.isRegistered ? reg.dispatcherId : undefined),
-    registrations: () => reg.registrations,
-    publish: (subject, data) => mw.bus.publish(subject, data),
+    readyAfterGap: true,
+    send: (frame) => {
+      if (!reg.isRegistered || reg.dispatcherId === undefined) return false;
+      mw.bus.publish(livenessSubject(reg.dispatcherId), encodeLivenessMessage(identity, frame));
+      return true;
+    },
     clock: opts.clock,
-    log,
+    onGap: (silentMs) => log.warn({ silent_ms: silentMs }, 'heartbeats were held up (process stopped?); sending READY'),
+    onError: (err) => log.warn({ err: (err as Error).message }, 'heartbeat not sent'),
   });
   heartbeats.start();
   if (config) {

@@ -10,7 +10,7 @@ import {
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { ObjectNotExist, SystemException, type Middleware } from '@esp/middleware';
-import { Lease, backoffDelay, systemClock, type Clock, type TimerHandle } from '@esp/timers';
+import { Lease, retry, systemClock, type Clock, type TimerHandle } from '@esp/timers';
 
 export type MasterDispatcher = ProxyOf<typeof masterDispatcherInterface>;
 export type ProcserverHandler = ProxyOf<typeof procserverHandlerInterface>;
@@ -73,6 +73,7 @@ export class Registration {
   private atHandler = false;
   private activity = false;
   private running: Promise<void> | undefined;
+  /** Ends the wait between two attempts of an initialization (stop). */
   private wake: (() => void) | undefined;
   private readonly lease: Lease;
   private handlerTimer: TimerHandle | undefined;
@@ -143,35 +144,45 @@ export class Registration {
 
   private async initialize(): Promise<void> {
     this.state = 'initializing';
-    for (let attempt = 0; ; attempt++) {
-      if (this.state !== 'initializing') return;
-      let step = 'resolve master_dispatcher';
-      try {
-        await this.registerOnce((s) => (step = s));
-      } catch (err) {
-        if (this.state !== 'initializing') return;
-        const delay = backoffDelay(attempt, { ...this.opts.retry, jitter: true });
-        const waiting = err instanceof ResolveException;
-        this.opts.log.warn(
-          { step, attempt: attempt + 1, retry_in_ms: delay, err: describeError(err), system_exception: err instanceof SystemException },
-          waiting
-            ? `registration: ${step} found nothing bound yet (content distributor not there?); retrying`
-            : `registration: ${step} failed; restarting initialization (MS-FSDPD 3.4.6)`,
-        );
-        await this.pause(delay);
-        continue;
-      }
-      if (this.state !== 'initializing') return; // stop() came during the last call: it unregisters
-      this.state = 'registered';
-      this.registrations++;
-      this.activity = false;
-      this.lease.start();
-      this.opts.log.info({ dispatcher_id: this.dispatcherId, registrations: this.registrations }, 'registered with the content distributor');
-      this.resolveRegistered();
-      this.opts.onRegistered?.();
-      this.watchHandler();
-      return;
+    let step = '';
+    const stopping = new AbortController();
+    this.wake = () => stopping.abort();
+    try {
+      await retry(
+        () => {
+          step = 'resolve master_dispatcher';
+          return this.registerOnce((s) => (step = s));
+        },
+        {
+          ...this.opts.retry,
+          jitter: true,
+          signal: stopping.signal,
+          retryable: () => this.state === 'initializing',
+          onRetry: (err, attempt, delay) => {
+            const waiting = err instanceof ResolveException;
+            this.opts.log.warn(
+              { step, attempt: attempt + 1, retry_in_ms: delay, err: describeError(err), system_exception: err instanceof SystemException },
+              waiting
+                ? `registration: ${step} found nothing bound yet (content distributor not there?); retrying`
+                : `registration: ${step} failed; restarting initialization (MS-FSDPD 3.4.6)`,
+            );
+          },
+        },
+      );
+    } catch {
+      return; // retried until stopped (or reassigned meanwhile): nothing more to do here
+    } finally {
+      this.wake = undefined;
     }
+    if (this.state !== 'initializing') return; // stop() came during the last call: it unregisters
+    this.state = 'registered';
+    this.registrations++;
+    this.activity = false;
+    this.lease.start();
+    this.opts.log.info({ dispatcher_id: this.dispatcherId, registrations: this.registrations }, 'registered with the content distributor');
+    this.resolveRegistered();
+    this.opts.onRegistered?.();
+    this.watchHandler();
   }
 
   private async registerOnce(at: (step: string) => void): Promise<void> {
@@ -232,17 +243,6 @@ export class Registration {
     } catch (err) {
       this.opts.log.warn({ err: describeError(err) }, 'master_dispatcher::unregister_procserver failed');
     }
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(t);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { XmlRpcInputStruct } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
-import { backoffDelay } from '@esp/timers';
+import { retry } from '@esp/timers';
 import { xmlRpcCall } from '@esp/xmlrpc-http';
 
 /** The module type under which node controllers register, and which the content distributor asks for (MS-FSDPD 3.5.5). */
@@ -36,31 +36,37 @@ export function registerWithConfigServer(opts: ConfigRegistrationOptions): { sto
   };
   let stopped = false;
   let registered = false;
-  let attempt = 0;
   let timer: NodeJS.Timeout | undefined;
-  const tick = async () => {
+  const stopping = new AbortController();
+  const register = async (): Promise<void> => {
     timer = undefined;
     if (stopped) return;
+    let failures = 0;
     try {
-      await xmlRpcCall(opts.url, 'RegisterModule', [module], 5000);
-      if (!registered || attempt > 0) opts.log.info({ config_server: opts.url, port: opts.port }, 'registered with the config server as NodeControl');
-      registered = true;
-      attempt = 0;
-    } catch (err) {
-      const delay = backoffDelay(attempt++, { initialMs: opts.retryMs ?? 500, maxMs: 30_000 });
-      opts.log.warn({ config_server: opts.url, err: (err as Error).message, retry_in_ms: delay }, 'cannot register with the config server; retrying');
-      if (!stopped) timer = setTimeout(() => void tick(), delay);
-      return;
+      await retry(() => xmlRpcCall(opts.url, 'RegisterModule', [module], 5000), {
+        initialMs: opts.retryMs ?? 500,
+        maxMs: 30_000,
+        signal: stopping.signal,
+        onRetry: (err, _attempt, delay) => {
+          failures++;
+          opts.log.warn({ config_server: opts.url, err: (err as Error).message, retry_in_ms: delay }, 'cannot register with the config server; retrying');
+        },
+      });
+    } catch {
+      return; // retried until stopped
     }
-    if (!stopped) timer = setTimeout(() => void tick(), opts.refreshMs ?? 30_000);
+    if (!registered || failures > 0) opts.log.info({ config_server: opts.url, port: opts.port }, 'registered with the config server as NodeControl');
+    registered = true;
+    if (!stopped) timer = setTimeout(() => void register(), opts.refreshMs ?? 30_000);
   };
-  void tick();
+  void register();
   return {
     get registered() {
       return registered;
     },
     async stop() {
       stopped = true;
+      stopping.abort();
       if (timer) clearTimeout(timer);
       if (!registered) return;
       await xmlRpcCall(opts.url, 'UnregisterModule', [module], 3000).catch((err: Error) => opts.log.debug({ err: err.message }, 'UnregisterModule failed'));

@@ -18,7 +18,7 @@ import {
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
-import { backoffDelay, sleep } from '@esp/timers';
+import { backoffDelay, retry, sleep } from '@esp/timers';
 import { DocumentPreparer, operationOf, PreparationFailure, type PreparedDocument } from './document-preparer';
 import type { FeedDocument } from './feed-document';
 import { ProcessorCredits } from './processor-credits';
@@ -241,16 +241,14 @@ export class FeedingClient {
     );
     // a master in the middle of its claim answers server_busy, a distributor whose session replication is reshaping
     // system_resource_error: both say "retry shortly", and a client started with the chain should not fail for it
-    const deadline = Date.now() + (this.opts.timeoutMs ?? 30_000);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        this.useSession(await this.openSession());
-        break;
-      } catch (err) {
-        if ((err as { retryable?: boolean }).retryable !== true || Date.now() > deadline) throw err;
-        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 500, jitter: true }));
-      }
-    }
+    const aor = await retry(() => this.openSession(), {
+      deadlineMs: this.opts.timeoutMs ?? 30_000,
+      initialMs: 20,
+      maxMs: 500,
+      jitter: true,
+      retryable: (err) => (err as { retryable?: boolean }).retryable === true,
+    });
+    this.useSession(aor);
     this.opts.log.info({ session: this.sessionId, collection: this.opts.collection }, 'feeding session open');
     this.watch();
   }
@@ -345,19 +343,15 @@ export class FeedingClient {
    */
   private async failover(reason: string, before: number): Promise<number> {
     const started = Date.now();
-    const deadline = started + (this.opts.failoverTimeoutMs ?? 120_000);
-    let aor: Aor | undefined;
-    for (let attempt = 0; !aor; attempt++) {
-      try {
-        // a short deadline: a master that dies while it handles our call must not hold the feed for the full timeout
-        aor = await this.openSession(Math.min(this.opts.timeoutMs ?? 30_000, 3000));
-      } catch (err) {
-        const transient = err instanceof ResolveException || isSessionGone(err) || (err as { retryable?: boolean }).retryable === true;
-        if (!transient || Date.now() > deadline) throw err;
-        this.opts.log.debug({ attempt, err: (err as Error).message }, 'no master to open the session again yet');
-        await sleep(backoffDelay(attempt, { initialMs: 20, maxMs: 500, jitter: true }));
-      }
-    }
+    // a short deadline per call: a master that dies while it handles our call must not hold the feed for the full timeout
+    const aor = await retry(() => this.openSession(Math.min(this.opts.timeoutMs ?? 30_000, 3000)), {
+      deadlineMs: this.opts.failoverTimeoutMs ?? 120_000,
+      initialMs: 20,
+      maxMs: 500,
+      jitter: true,
+      retryable: (err) => err instanceof ResolveException || isSessionGone(err) || (err as { retryable?: boolean }).retryable === true,
+      onRetry: (err, attempt) => this.opts.log.debug({ attempt, err: (err as Error).message }, 'no master to open the session again yet'),
+    });
     const same = sameObject(aor, this.sessionAor);
     this.useSession(aor);
     this.stats.failovers++;

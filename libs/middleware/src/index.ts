@@ -12,6 +12,7 @@ export { type ProxyOptions } from './client-proxy';
 export { NameServerClient } from './name-server-client';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
 export { serveNameServer } from './name-server-host';
+export { bindOrTakeOver, NameHeld, NameContended, type BindOrTakeOverOptions } from './bind-or-take-over';
 export { RawBus, type RawMessage } from './raw-bus';
 export { BlobStore, BlobError, DEFAULT_BLOB_TTL_MS, type BlobStoreOptions } from './blob-store';
 export { packValue, unpackValue } from './wire-envelope';

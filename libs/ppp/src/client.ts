@@ -10,7 +10,7 @@
  * A reply to an attempt that has timed out finds nothing and is dropped, as lpclient drops it by reopening its socket.
  */
 import type { RawBus, RawMessage } from '@esp/middleware';
-import { backoffDelay, sleep, systemClock, type Clock, type TimerHandle } from '@esp/timers';
+import { retry, systemClock, type Clock, type TimerHandle } from '@esp/timers';
 import { parseReply, requestFrames } from './client-link';
 import { PppError, PppNoReply, PppNoResponders, PppTimeout } from './errors';
 import { decodeFrames, encodeFrames } from './frames';
@@ -67,29 +67,30 @@ export class PppClient {
   async request(content: Uint8Array | Uint8Array[]): Promise<Uint8Array[]> {
     const frames = encodeFrames(requestFrames(Array.isArray(content) ? content : [content]));
     const retries = this.opts.retries ?? 3;
-    let last: unknown;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await sleep(backoffDelay(attempt - 1, { initialMs: this.opts.retryBackoffMs ?? 100, maxMs: 5000 }));
-      let data: Uint8Array;
-      try {
-        data = await this.send(frames);
-      } catch (err) {
-        last = err; // timeout, no responders or a connection that is down: Lazy Pirate retries
-        continue;
-      }
-      try {
-        return parseReply(decodeFrames(data));
-      } catch (err) {
-        if (err instanceof PppError && err.retryable) {
-          last = err;
-          continue;
-        }
-        throw err;
-      }
+    // timeout, no responders or a connection that is down: Lazy Pirate retries; of the replies, only a retryable
+    // failure (queue full) is
+    let sendFailed = false;
+    const retryable = (err: unknown): boolean => sendFailed || (err instanceof PppError && err.retryable);
+    try {
+      return await retry(
+        async () => {
+          sendFailed = false;
+          let data: Uint8Array;
+          try {
+            data = await this.send(frames);
+          } catch (err) {
+            sendFailed = true;
+            throw err;
+          }
+          return parseReply(decodeFrames(data));
+        },
+        // the waits are real time, as the Guide's lpclient sleeps, whatever clock times the attempts
+        { attempts: retries + 1, initialMs: this.opts.retryBackoffMs ?? 100, maxMs: 5000, retryable },
+      );
+    } catch (err) {
+      if (!retryable(err)) throw err;
+      throw new PppNoReply(`no reply from PPP service "${this.opts.service}" after ${retries + 1} attempt(s): ${(err as Error | undefined)?.message ?? 'unknown'}`, { cause: err });
     }
-    throw new PppNoReply(`no reply from PPP service "${this.opts.service}" after ${retries + 1} attempt(s): ${(last as Error | undefined)?.message ?? 'unknown'}`, {
-      cause: last,
-    });
   }
 
   /** Stops listening for replies; attempts still waiting fail as timed out. */

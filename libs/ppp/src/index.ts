@@ -9,6 +9,8 @@
  *   const [reply] = await client.request(new TextEncoder().encode('hello'));
  *
  * QueueMachine and WorkerMachine are the protocol as pure state machines (events in, actions out, time from a Clock).
+ * Both beat with a HeartbeatSender and watch their peers with a LivenessTracker; anything else that speaks PPP
+ * heartbeats (item processors → content distributor) uses the same two.
  */
 export { encodeFrames, decodeFrames, PppFrameError, MAX_FRAMES } from './frames';
 export {
@@ -28,6 +30,9 @@ export {
 export { PppError, PppQueueFull, PppWorkerDied, PppNoReply, PppTimeout, PppNoResponders, pppErrorFromCode } from './errors';
 export { QueueMachine, type QueueOptions, type QueueAction } from './queue-machine';
 export { WorkerMachine, type WorkerOptions, type WorkerAction } from './worker-machine';
+export { HeartbeatSender, type HeartbeatSenderOptions } from './heartbeat-sender';
+export { LivenessTracker, type LivenessTrackerOptions, type TrackResult } from './liveness-tracker';
+export { encodeLivenessMessage, decodeLivenessMessage, type LivenessMessage } from './liveness-message';
 export { PppQueue, type PppQueueOptions } from './queue';
 export { PppWorker, type PppWorkerOptions, type PppHandler } from './worker';
 export { PppClient, type PppClientOptions } from './client';

@@ -1,11 +1,14 @@
 /**
  * The PPP queue as a state machine, after zguide ppqueue.c: events in (a worker's message, a client's request,
- * time), actions out (send to a worker, answer a client). One record per worker with its expiry; idle workers in
- * LRU order; client requests wait in a bounded line while no worker is free. No I/O: the NATS plumbing is queue.ts.
+ * time), actions out (send to a worker, answer a client). One record per worker; its expiry kept by a
+ * LivenessTracker, the heartbeats to it sent by a HeartbeatSender; idle workers in LRU order; client requests wait in
+ * a bounded line while no worker is free. No I/O: the NATS plumbing is queue.ts.
  */
-import { systemClock, type Clock, type TimerHandle } from '@esp/timers';
+import { systemClock, type Clock } from '@esp/timers';
 import { PppQueueFull, PppWorkerDied, type PppError } from './errors';
-import { envelopeFrames, HEARTBEAT_FRAME, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, parsePppMessage } from './protocol';
+import { HeartbeatSender } from './heartbeat-sender';
+import { LivenessTracker } from './liveness-tracker';
+import { envelopeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, parsePppMessage } from './protocol';
 
 export interface QueueOptions {
   /** Heartbeat interval agreed with the workers (ms, default 1000). */
@@ -44,8 +47,6 @@ interface Lost {
 
 interface Worker {
   id: string;
-  expiry: number;
-  lastSeen: number;
   request: Request | undefined;
 }
 
@@ -62,7 +63,8 @@ export class QueueMachine {
   /** Idle workers, least recently used first. */
   private ready: string[] = [];
   private pending: Request[] = [];
-  private timer: TimerHandle | undefined;
+  private readonly tracker: LivenessTracker;
+  private readonly heartbeats: HeartbeatSender;
 
   constructor(
     private readonly emit: (a: QueueAction) => void,
@@ -73,22 +75,26 @@ export class QueueMachine {
     this.maxPending = opts.maxPending ?? 256;
     this.maxResends = opts.maxResends ?? 1;
     this.clock = opts.clock ?? systemClock;
+    this.tracker = new LivenessTracker({ intervalMs: this.heartbeatMs, liveness: this.liveness, clock: this.clock, onDead: (id, silentMs) => this.onSilent(id, silentMs) });
+    this.heartbeats = new HeartbeatSender({
+      intervalMs: this.heartbeatMs,
+      clock: this.clock,
+      send: (frame) => {
+        // workers whose time is up at this very tick are dead first: no heartbeat to them
+        this.tracker.sweep();
+        for (const w of this.workers.values()) this.emit({ type: 'send', worker: w.id, frames: [frame] });
+      },
+    });
   }
 
-  /** Starts the heartbeat loop: heartbeats to every live worker, expired workers purged. */
+  /** Starts the heartbeats to every live worker (workers are declared dead by their silence even before). */
   start(): void {
-    if (this.timer) return;
-    const tick = (): void => {
-      this.purge();
-      for (const w of this.workers.values()) this.emit({ type: 'send', worker: w.id, frames: [HEARTBEAT_FRAME] });
-      this.timer = this.clock.setTimeout(tick, this.heartbeatMs);
-    };
-    this.timer = this.clock.setTimeout(tick, this.heartbeatMs);
+    this.heartbeats.start();
   }
 
   stop(): void {
-    if (this.timer) this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
+    this.heartbeats.stop();
+    this.tracker.stop();
   }
 
   get stats(): { workers: number; idle: number; pending: number } {
@@ -102,11 +108,10 @@ export class QueueMachine {
   /** A message from a worker (its identity already taken off). Any message counts as life. */
   onWorker(id: string, frames: readonly Uint8Array[]): void {
     const msg = parsePppMessage(frames);
-    const now = this.clock.now();
     let w = this.workers.get(id);
     if (msg.kind === 'ready') {
       if (w?.request) this.recover([{ req: w.request, why: `worker ${id} restarted (READY) while holding request ${w.request.id}` }]);
-      w = { id, expiry: 0, lastSeen: now, request: undefined };
+      w = { id, request: undefined };
       this.workers.set(id, w);
       this.ready = this.ready.filter((r) => r !== id);
       this.ready.push(id);
@@ -117,8 +122,7 @@ export class QueueMachine {
       this.emit({ type: 'dropped', worker: id, reason: `${msg.kind} from a worker that is not ready` });
       return;
     }
-    w.lastSeen = now;
-    w.expiry = now + this.heartbeatMs * this.liveness;
+    this.tracker.track(id);
     if (msg.kind === 'malformed') this.emit({ type: 'dropped', worker: id, reason: msg.reason });
     if (msg.kind === 'envelope') {
       const req = w.request;
@@ -159,7 +163,9 @@ export class QueueMachine {
       const req = w.request;
       if (!req) continue;
       this.workers.delete(w.id);
-      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, request: req.id, reason: 'link-lost' });
+      const silentMs = now - (this.tracker.lastHeard(w.id) ?? now);
+      this.tracker.forget(w.id);
+      this.emit({ type: 'worker-dead', worker: w.id, silentMs, request: req.id, reason: 'link-lost' });
       lost.push({ req, why: `link lost while worker ${w.id} held request ${req.id}` });
     }
     this.recover(lost);
@@ -176,17 +182,16 @@ export class QueueMachine {
     }
   }
 
-  private purge(): void {
-    const now = this.clock.now();
-    const lost: Lost[] = [];
-    for (const w of [...this.workers.values()]) {
-      if (w.expiry > now) continue;
-      this.workers.delete(w.id);
-      this.ready = this.ready.filter((r) => r !== w.id);
-      this.emit({ type: 'worker-dead', worker: w.id, silentMs: now - w.lastSeen, ...(w.request ? { request: w.request.id } : {}), reason: 'silent' });
-      if (w.request) lost.push({ req: w.request, why: `worker ${w.id} died holding request ${w.request.id}` });
-    }
-    this.recover(lost);
+  /** The tracker found the worker silent for liveness × interval: it is gone, its request is resent or failed. */
+  private onSilent(id: string, silentMs: number): void {
+    // a worker comes back only with READY, as a new record
+    this.tracker.forget(id);
+    const w = this.workers.get(id);
+    if (!w) return;
+    this.workers.delete(id);
+    this.ready = this.ready.filter((r) => r !== id);
+    this.emit({ type: 'worker-dead', worker: id, silentMs, ...(w.request ? { request: w.request.id } : {}), reason: 'silent' });
+    if (w.request) this.recover([{ req: w.request, why: `worker ${id} died holding request ${w.request.id}` }]);
     this.dispatch();
   }
 

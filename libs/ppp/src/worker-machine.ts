@@ -1,19 +1,15 @@
 /**
- * The PPP worker as a state machine, after zguide ppworker.c: READY first, heartbeats every interval (busy or idle),
- * a queue silent for liveness × interval is dead → wait (1 s doubling to 32 s) and send READY again.
- * No I/O: the NATS plumbing is worker.ts.
+ * The PPP worker as a state machine, after zguide ppworker.c: READY first, heartbeats every interval (busy or idle)
+ * by a HeartbeatSender, a queue silent for liveness × interval (a LivenessTracker of one peer) is dead → wait (1 s
+ * doubling to 32 s) and send READY again. No I/O: the NATS plumbing is worker.ts.
  */
 import { backoffDelay, systemClock, type Clock, type TimerHandle } from '@esp/timers';
-import {
-  envelopeFrames,
-  HEARTBEAT_FRAME,
-  HEARTBEAT_INTERVAL_MS,
-  HEARTBEAT_LIVENESS,
-  parsePppMessage,
-  READY_FRAME,
-  RECONNECT_INITIAL_MS,
-  RECONNECT_MAX_MS,
-} from './protocol';
+import { HeartbeatSender } from './heartbeat-sender';
+import { LivenessTracker } from './liveness-tracker';
+import { envelopeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, parsePppMessage, RECONNECT_INITIAL_MS, RECONNECT_MAX_MS } from './protocol';
+
+/** The one peer a worker tracks. */
+const QUEUE = 'queue';
 
 export interface WorkerOptions {
   heartbeatMs?: number;
@@ -37,9 +33,11 @@ export class WorkerMachine {
   private readonly reconnectMaxMs: number;
   private readonly clock: Clock;
   private state: 'stopped' | 'live' | 'waiting' = 'stopped';
-  private expiry = 0;
   private attempt = 0;
+  /** The reconnect wait after a dead queue. */
   private timer: TimerHandle | undefined;
+  private readonly queue: LivenessTracker;
+  private readonly heartbeats: HeartbeatSender;
 
   constructor(
     private readonly emit: (a: WorkerAction) => void,
@@ -50,6 +48,18 @@ export class WorkerMachine {
     this.reconnectInitialMs = opts.reconnectInitialMs ?? RECONNECT_INITIAL_MS;
     this.reconnectMaxMs = opts.reconnectMaxMs ?? RECONNECT_MAX_MS;
     this.clock = opts.clock ?? systemClock;
+    this.queue = new LivenessTracker({ intervalMs: this.heartbeatMs, liveness: this.liveness, clock: this.clock, onDead: () => this.onQueueDead() });
+    this.heartbeats = new HeartbeatSender({
+      intervalMs: this.heartbeatMs,
+      clock: this.clock,
+      send: (frame) => {
+        // a queue whose time is up at this tick (or while we were stopped) is dead before we beat again
+        this.queue.sweep();
+        if (this.state !== 'live') return false;
+        this.emit({ type: 'send', frames: [frame] });
+        return true;
+      },
+    });
   }
 
   get status(): 'stopped' | 'live' | 'waiting' {
@@ -63,14 +73,17 @@ export class WorkerMachine {
 
   stop(): void {
     this.state = 'stopped';
-    this.arm(undefined);
+    this.heartbeats.stop();
+    this.queue.stop();
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** A message from the queue. Any message is a sign of life. */
   onMessage(frames: readonly Uint8Array[]): void {
     // while waiting to reconnect we are disconnected (ppworker.c closes its socket): what arrives is a backlog
     if (this.state !== 'live') return;
-    this.expiry = this.clock.now() + this.heartbeatMs * this.liveness;
+    this.queue.renew(QUEUE);
     this.attempt = 0;
     const msg = parsePppMessage(frames);
     if (msg.kind === 'envelope') this.emit({ type: 'request', envelope: msg.envelope, content: msg.content });
@@ -84,8 +97,8 @@ export class WorkerMachine {
    */
   onLinkReset(): void {
     if (this.state !== 'live') return; // waiting: READY comes with the reconnect anyway
-    this.expiry = this.clock.now() + this.heartbeatMs * this.liveness;
-    this.emit({ type: 'send', frames: [READY_FRAME] });
+    this.queue.renew(QUEUE);
+    this.heartbeats.ready();
   }
 
   /** The answer to a request: same envelope, new content. */
@@ -96,29 +109,22 @@ export class WorkerMachine {
 
   private connect(): void {
     this.state = 'live';
-    this.expiry = this.clock.now() + this.heartbeatMs * this.liveness;
-    this.emit({ type: 'send', frames: [READY_FRAME] });
-    this.arm(this.heartbeatMs);
+    // the queue is given liveness × interval from now to show it is there
+    this.queue.forget(QUEUE);
+    this.queue.track(QUEUE);
+    this.heartbeats.ready();
+    this.heartbeats.start();
   }
 
-  private tick(): void {
+  private onQueueDead(): void {
     if (this.state !== 'live') return;
-    if (this.clock.now() >= this.expiry) {
-      const retryInMs = backoffDelay(this.attempt++, { initialMs: this.reconnectInitialMs, maxMs: this.reconnectMaxMs });
-      this.state = 'waiting';
-      this.emit({ type: 'queue-dead', retryInMs });
-      this.timer = this.clock.setTimeout(() => {
-        this.timer = undefined;
-        if (this.state === 'waiting') this.connect();
-      }, retryInMs);
-      return;
-    }
-    this.emit({ type: 'send', frames: [HEARTBEAT_FRAME] });
-    this.arm(this.heartbeatMs);
-  }
-
-  private arm(ms: number | undefined): void {
-    if (this.timer) this.clock.clearTimeout(this.timer);
-    this.timer = ms === undefined ? undefined : this.clock.setTimeout(() => this.tick(), ms);
+    this.heartbeats.stop();
+    const retryInMs = backoffDelay(this.attempt++, { initialMs: this.reconnectInitialMs, maxMs: this.reconnectMaxMs });
+    this.state = 'waiting';
+    this.emit({ type: 'queue-dead', retryInMs });
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      if (this.state === 'waiting') this.connect();
+    }, retryInMs);
   }
 }

@@ -83,6 +83,40 @@ describe('retry', () => {
     expect(calls).toEqual([0, 100, 200, 250]);
   });
 
+  it('shortenLastWait false - gives up when the next wait would end after the deadline, instead of calling at it', async () => {
+    const clock = new ManualClock();
+    const { fn, calls } = flaky(clock, 10);
+    const result = retry(fn, { deadlineMs: 250, shortenLastWait: false, initialMs: 100, maxMs: 100, clock });
+    result.catch(() => undefined);
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      clock.advance(50);
+    }
+    await settle();
+    await expect(result).rejects.toThrow('failure 3');
+    expect(calls).toEqual([0, 100, 200]);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('signal - aborting ends the wait at once, no call starts after it, the caller gets the last error', async () => {
+    const clock = new ManualClock();
+    const { fn, calls } = flaky(clock, 10);
+    const abort = new AbortController();
+    const result = retry(fn, { initialMs: 1000, maxMs: 1000, clock, signal: abort.signal });
+    result.catch(() => undefined);
+    await settle();
+    clock.advance(1000);
+    await settle();
+    abort.abort();
+    await expect(result).rejects.toThrow('failure 2');
+    expect(calls).toEqual([0, 1000]);
+    expect(clock.pending).toBe(0);
+    // aborted before a failure: that failure goes to the caller without a wait
+    const late = flaky(clock, 10);
+    await expect(retry(late.fn, { initialMs: 1000, maxMs: 1000, clock, signal: abort.signal })).rejects.toThrow('failure 1');
+    expect(late.calls).toHaveLength(1);
+  });
+
   it('jitter - each wait is between half and all of the backoff delay', async () => {
     const clock = new ManualClock();
     const { fn } = flaky(clock, 6);

@@ -1,4 +1,4 @@
-import { backoffDelay, sleep } from './backoff';
+import { backoffDelay } from './backoff';
 import type { Clock } from './clock';
 
 export interface RetryOptions {
@@ -9,6 +9,11 @@ export interface RetryOptions {
    * end at the deadline, and an error at or after it goes to the caller.
    */
   deadlineMs?: number;
+  /**
+   * With a deadline: false gives up instead of cutting the last wait short, when the backoff would end after the
+   * deadline (default true). For a caller that must act by the deadline and cannot wait for one more call there.
+   */
+  shortenLastWait?: boolean;
   /** Wait before the second call, doubled for each one after it up to maxMs (see backoffDelay). */
   initialMs: number;
   maxMs: number;
@@ -20,6 +25,11 @@ export interface RetryOptions {
   onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
   /** Time and timers (default: the system's, with waits that keep the process alive). */
   clock?: Clock;
+  /**
+   * Aborting ends a wait at once and starts no further call: the caller gets the last error (for a loop that a stop()
+   * must be able to end without waiting out the backoff).
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -32,7 +42,18 @@ export interface RetryOptions {
 export async function retry<T>(fn: (attempt: number) => Promise<T>, opts: RetryOptions): Promise<T> {
   const clock = opts.clock;
   const now = clock ? () => clock.now() : Date.now;
-  const wait = clock ? (ms: number) => new Promise<void>((r) => clock.setTimeout(r, ms)) : sleep;
+  const timers: Pick<Clock, 'setTimeout' | 'clearTimeout'> = clock ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
+  const signal = opts.signal;
+  const wait = (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = (): void => {
+        timers.clearTimeout(handle);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const handle = timers.setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    });
   const deadline = opts.deadlineMs === undefined ? Infinity : now() + opts.deadlineMs;
   const attempts = opts.attempts ?? Infinity;
   for (let attempt = 0; ; attempt++) {
@@ -40,10 +61,13 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, opts: RetryO
       return await fn(attempt);
     } catch (err) {
       const left = deadline - now();
-      if (attempt + 1 >= attempts || left <= 0 || (opts.retryable && !opts.retryable(err))) throw err;
-      const delay = Math.min(backoffDelay(attempt, opts), left);
+      if (attempt + 1 >= attempts || left <= 0 || signal?.aborted || (opts.retryable && !opts.retryable(err))) throw err;
+      const backoff = backoffDelay(attempt, opts);
+      if (backoff > left && opts.shortenLastWait === false) throw err;
+      const delay = Math.min(backoff, left);
       opts.onRetry?.(err, attempt, delay);
       await wait(delay);
+      if (signal?.aborted) throw err;
     }
   }
 }
