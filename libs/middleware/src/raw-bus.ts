@@ -32,12 +32,16 @@ class NatsRawMessage implements RawMessage {
   }
 }
 
-/** One payload from its parts (nats.js publishes a single array). */
+/**
+ * One payload from its parts (nats.js publishes a single array). Cut from Node's Buffer pool rather than a new
+ * Uint8Array: V8 gives a typed array over 64 bytes a backing store of its own, and nats.js copies the payload into its
+ * outbound buffer at the flush anyway, so a pooled one is never kept.
+ */
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0] ?? new Uint8Array(0);
   let n = 0;
   for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
+  const out = Buffer.allocUnsafe(n);
   let o = 0;
   for (const p of parts) {
     out.set(p, o);
