@@ -22,7 +22,7 @@ const depConstraints = [
 ];
 
 // Each wire format in libs/codecs is a room with its own door (its index.ts): a format imports no other format,
-// except FSCMT, whose frames are FSWCU values. See docs/decisions/0009-one-codecs-lib-with-a-room-per-format.md.
+// except FSCMT, whose frames are FSWCU values. See docs/decisions/0008-one-codecs-lib-with-a-room-per-format.md.
 const codecFormats = { cheetah: [], fswcu: [], fscmt: ['fswcu'], xmlrpc: [] };
 function codecFormatRooms() {
   return Object.entries(codecFormats).map(([format, allowed]) => {

@@ -1,5 +1,4 @@
 import type { Msg, NatsConnection, Status, Subscription } from '@nats-io/transport-node';
-import { leanSocket, linePublisher, lineReceiver, type LinePublish, type MsgDelivery } from './pub-line';
 import { subjectToken } from './subjects';
 
 export interface RawMessage {
@@ -33,41 +32,22 @@ class NatsRawMessage implements RawMessage {
   }
 }
 
-const utf8d = new TextDecoder();
-
 /**
- * A RawMessage read by the lean receive path (pub-line.ts): views on the chunk nats.js read from the socket, as
- * nats.js's own messages are. The subject is decoded when first read, the reply subject at once (as NatsRawMessage).
+ * One payload from its parts (nats.js publishes a single array). Cut from Node's Buffer pool rather than a new
+ * Uint8Array: V8 gives a typed array over 64 bytes a backing store of its own, and nats.js copies the payload into its
+ * outbound buffer at the flush anyway, so a pooled one is never kept.
  */
-class LineRawMessage implements RawMessage {
-  readonly data: Uint8Array;
-  readonly reply: string | undefined;
-  constructor(
-    private readonly nc: NatsConnection,
-    private readonly chunk: Uint8Array,
-    private readonly subjectStart: number,
-    private readonly subjectEnd: number,
-    replyStart: number,
-    replyEnd: number,
-    dataStart: number,
-    size: number,
-  ) {
-    this.data = chunk.subarray(dataStart, dataStart + size);
-    this.reply = replyEnd > replyStart ? utf8d.decode(chunk.subarray(replyStart, replyEnd)) : undefined;
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] ?? new Uint8Array(0);
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = Buffer.allocUnsafe(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
   }
-  get subject(): string {
-    return utf8d.decode(this.chunk.subarray(this.subjectStart, this.subjectEnd));
-  }
-  respond(data: Uint8Array): boolean {
-    if (!this.reply) return false;
-    this.nc.publish(this.reply, data);
-    return true;
-  }
-}
-
-/** True when `m` came through the lean receive path (tests). */
-export function readByRawBus(m: RawMessage): boolean {
-  return m instanceof LineRawMessage;
+  return out;
 }
 
 /**
@@ -75,14 +55,7 @@ export function readByRawBus(m: RawMessage): boolean {
  * benchmarks. Subjects are namespaced under esp.raw.<name> so they never collide with server objects.
  */
 export class RawBus {
-  private readonly pub: LinePublish;
-  private readonly markLean: ((sub: Subscription, deliver: MsgDelivery) => void) | undefined;
-
-  constructor(private readonly nc: NatsConnection) {
-    this.pub = linePublisher(nc);
-    this.markLean = lineReceiver(nc);
-    leanSocket(nc);
-  }
+  constructor(private readonly nc: NatsConnection) {}
 
   static subject(...parts: string[]): string {
     return ['esp', 'raw', ...parts.map(subjectToken)].join('.');
@@ -93,16 +66,16 @@ export class RawBus {
    * the receiver knows whom to answer, as a TCP connection would tell it.
    */
   publish(subject: string, data: Uint8Array, opts?: { reply?: string }): void {
-    this.pub(subject, [data], opts?.reply || undefined);
+    const reply = opts?.reply || undefined;
+    this.nc.publish(subject, data, reply ? { reply } : undefined);
   }
 
   /**
-   * Publishes the concatenation of `parts` as one message, without concatenating them first: nats.js copies every
-   * pending piece into one buffer at the flush anyway (end of the tick), so a protocol that frames a large body with a
-   * small header (PPP) saves a copy and an allocation per message. The parts are read at the flush: don't change them.
+   * Publishes the concatenation of `parts` as one message (PPP frames a body with a small header). nats.js's public
+   * publish takes one array, so the parts are joined here; a single part is published as it is.
    */
   publishParts(subject: string, parts: readonly Uint8Array[], opts?: { reply?: string }): void {
-    this.pub(subject, parts, opts?.reply || undefined);
+    this.publish(subject, concat(parts), opts);
   }
 
   async request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -110,11 +83,7 @@ export class RawBus {
     return m.data;
   }
 
-  /**
-   * Calls handler for every message; returns a function that drains and stops the subscription. Messages are read by
-   * RawBus's own `MSG` line parser (pub-line.ts) where nats.js allows it, by nats.js otherwise; same messages, same
-   * order, same RawMessage.
-   */
+  /** Calls handler for every message; returns a function that drains and stops the subscription. */
   async subscribe(subject: string, handler: (m: RawMessage) => void, opts: { queue?: string } = {}): Promise<() => Promise<void>> {
     const sub: Subscription = this.nc.subscribe(subject, {
       ...(opts.queue ? { queue: opts.queue } : {}),
@@ -123,8 +92,6 @@ export class RawBus {
         handler(new NatsRawMessage(msg));
       },
     });
-    const nc = this.nc;
-    this.markLean?.(sub, (chunk, s0, s1, rs, re, start, size) => handler(new LineRawMessage(nc, chunk, s0, s1, rs, re, start, size)));
     await this.nc.flush();
     return async () => {
       if (!sub.isClosed()) await sub.drain();

@@ -49,6 +49,8 @@ export class ServerObject<I extends InterfaceDef> {
   private idle: (() => void) | undefined;
   private readonly maxRequestBytes: number;
   private readonly maxInFlight: number;
+  /** Client versions already found compatible: a caller sends the same one with every call, and parsing it is not free. */
+  private readonly compatibleVersions = new Set<string>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -101,6 +103,13 @@ export class ServerObject<I extends InterfaceDef> {
     this.reply(msg, encodeException(err));
   }
 
+  private refuseVersion(msg: Msg, requested: string): void {
+    this.fail(
+      msg,
+      new VersionMismatch(`${this.iface.type} ${this.iface.version} cannot serve a client of version ${requested}`, { served: this.iface.version, requested }),
+    );
+  }
+
   private onMessage(msg: Msg): void {
     const size = msg.data.length;
     if (size > this.maxRequestBytes) {
@@ -117,14 +126,9 @@ export class ServerObject<I extends InterfaceDef> {
     if (req.interfaceType !== this.iface.type) {
       return this.fail(msg, new VersionMismatch(`this object serves ${this.iface.type}, not ${req.interfaceType}`, { served: this.iface.type, requested: req.interfaceType }));
     }
-    if (!versionCompatible(this.iface.version, req.interfaceVersion)) {
-      return this.fail(
-        msg,
-        new VersionMismatch(`${this.iface.type} ${this.iface.version} cannot serve a client of version ${req.interfaceVersion}`, {
-          served: this.iface.version,
-          requested: req.interfaceVersion,
-        }),
-      );
+    if (!this.compatibleVersions.has(req.interfaceVersion)) {
+      if (!versionCompatible(this.iface.version, req.interfaceVersion)) return this.refuseVersion(msg, req.interfaceVersion);
+      if (this.compatibleVersions.size < 16) this.compatibleVersions.add(req.interfaceVersion);
     }
     const refused = this.opts.refuse?.();
     if (refused) return this.fail(msg, refused);

@@ -42,8 +42,8 @@ const COPY_MAX = 64;
 /**
  * The same bytes as encodeFrames, as a list of parts whose concatenation is the message: the length prefixes and the
  * small frames are written into small header arrays (which V8 allocates cheaply, on its heap, up to 64 bytes), and
- * each frame longer than 64 bytes is a part of its own, not copied. For RawBus.publishParts: nats.js copies all parts
- * into its outbound buffer at the flush, so a request body is copied once per hop instead of twice.
+ * each frame longer than 64 bytes is a part of its own, not copied. For RawBus.publishParts, which joins the parts
+ * into the one payload nats.js's publish takes.
  *
  *   encodeFrameParts([addr, EMPTY, body300])  →  [00 00 00 0a <addr> 00 00 00 00 00 00 01 2c, body300]
  */

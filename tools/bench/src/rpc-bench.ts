@@ -5,7 +5,10 @@
  *
  *   npm run bench:rpc [-- --calls 4000 --rounds 5]
  *
- * Last line: rpc_latency_ratio=<middleware p50 / raw p50>. Goals: latency ratio <= 1.3, throughput ratio >= 0.75.
+ * Last line: rpc_latency_ratio=<middleware p50 / raw p50>. Goals: latency ratio <= 1.1, throughput ratio >= 0.75.
+ *
+ * The baseline is stock nats.js on connections of its own, with the one client option the middleware sets that changes
+ * the cost of a request (`noAsyncTraces`), so the ratio is what our layer costs and not a nats.js setting.
  */
 import { parseArgs } from 'node:util';
 import { defineInterface, method } from '@esp/interfaces';
@@ -64,8 +67,8 @@ async function main(): Promise<void> {
   const client = await Middleware.connect({ name: 'bench-client', servers: ns.url });
   try {
     // raw baseline: same payload bytes each way, a responder that decodes and answers like a server would
-    rawServer = await connect({ servers: ns.url });
-    raw = await connect({ servers: ns.url });
+    rawServer = await connect({ servers: ns.url, noAsyncTraces: true });
+    raw = await connect({ servers: ns.url, noAsyncTraces: true });
     rawServer.subscribe('bench.raw', {
       callback: (_err, msg) => {
         const [, body] = packr.unpack(msg.data) as [string, string, number];
@@ -104,7 +107,7 @@ async function main(): Promise<void> {
     console.log(`raw        sequential p50=${fmt(median(rawP50) * 1000, 0)}us p99=${fmt(median(rawP99) * 1000, 0)}us   ${INFLIGHT} in flight: ${fmt(median(rawTp), 0)} calls/s`);
     console.log(`middleware sequential p50=${fmt(median(mwP50) * 1000, 0)}us p99=${fmt(median(mwP99) * 1000, 0)}us   ${INFLIGHT} in flight: ${fmt(median(mwTp), 0)} calls/s`);
     console.log(`rpc_throughput_ratio=${fmt(throughputRatio)} (goal >= 0.75)`);
-    console.log(`rpc_latency_ratio=${fmt(latencyRatio)}`);
+    console.log(`rpc_latency_ratio=${fmt(latencyRatio)} (goal <= 1.1)`);
   } finally {
     await client.close();
     await server.close();
