@@ -22,7 +22,7 @@ import { DispatcherHolder } from './master/dispatcher-holder';
 import { SessionPlacement } from './master/session-placement';
 import { nodeLoad } from './node-load';
 import type { ContentDistributorOptions } from './options';
-import { bindOrTakeOver, type NodeBinding } from './roles/bind-or-take-over';
+import { bindNodeObject, type NodeBinding } from './roles/node-binding';
 import { dispatcherNode } from './roles/dispatcher-node';
 import { masterDispatcher } from './roles/master-dispatcher';
 import { procserverHandler } from './roles/procserver-handler';
@@ -122,7 +122,7 @@ export class ContentDistributor {
     const dn = await mw.activate(dispatcherNodeInterface, local, { object_id: `dispatcher_node_${nodeId}`, port, name: nodeName });
     const ph = await mw.activate(procserverHandlerInterface, procserverHandler(processors), { object_id: `procserver_handler_${nodeId}`, port, name: nodeName });
     // the node's own objects first (3.5.3): whoever becomes master resolves them at register_dispatcher
-    const bindings = [await bindOrTakeOver(mw, log, nodeName, dispatcherNodeInterface, dn.aor), await bindOrTakeOver(mw, log, nodeName, procserverHandlerInterface, ph.aor)];
+    const bindings = [await bindNodeObject(mw, log, nodeName, dispatcherNodeInterface, dn.aor), await bindNodeObject(mw, log, nodeName, procserverHandlerInterface, ph.aor)];
     const role = await election.start();
     log.info({ node: nodeId, port, role, collections: collections.names() }, `content distributor started as ${role}`);
     return new ContentDistributor({ o, port, sessions, processors, host, election, bindings, unsubscribeLiveness });

@@ -2,7 +2,7 @@ import { SubsystemIdSet, type OperationSet } from '@esp/codecs';
 import { processorServerInterface, ShuttingDown, SystemResourceError } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { CallTimeout, ObjectNotExist, type Middleware } from '@esp/middleware';
-import type { ProcessorLiveness } from './liveness';
+import type { LivenessTracker } from '@esp/ppp';
 import { pickProcessor } from './dispatch-rule';
 import type { DispatchTarget } from './dispatch-target';
 import type { Leases } from './leases';
@@ -15,7 +15,7 @@ export interface HandOverOptions {
   log: Logger;
   pool: ProcessorPool;
   leases: Leases;
-  liveness: ProcessorLiveness;
+  liveness: LivenessTracker;
 }
 
 export interface PlaceOptions {
@@ -72,7 +72,7 @@ export class HandOver {
     const { mw, log, pool, leases, liveness } = this.o;
     try {
       await mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000 }).process(target.coreSession, target.id, target.collection, batch, INDEXING_ONLY());
-      liveness.life(p.name);
+      liveness.renew(p.name);
       return 'taken';
     } catch (err) {
       if (err instanceof CallTimeout) {

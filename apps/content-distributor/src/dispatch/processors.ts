@@ -2,13 +2,12 @@ import type { OperationStatusInfo } from '@esp/codecs';
 import { processorServerInterface, type Aor } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
-import { decodeFrames, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, parsePppMessage, PppFrameError } from '@esp/ppp';
+import { decodeLivenessMessage, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, LivenessTracker } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import type { BatchOwners } from './dispatch-target';
 import { Dispatcher } from './dispatcher';
 import { HandOver } from './hand-over';
 import { Leases } from './leases';
-import { ProcessorLiveness } from './liveness';
 import { ProcessorPool, type ProcessorEntry } from './processor-pool';
 
 export interface ProcessorsOptions {
@@ -35,7 +34,7 @@ export class Processors {
   readonly pool: ProcessorPool;
   readonly dispatcher: Dispatcher;
   private readonly leases: Leases;
-  private readonly liveness: ProcessorLiveness;
+  private readonly liveness: LivenessTracker;
   /** name:pid of processors handed to the restart hook (once per process). */
   private readonly restartRequested = new Set<string>();
   /** PPP messages on the liveness subject that were not READY / HEARTBEAT of a processor. */
@@ -44,7 +43,7 @@ export class Processors {
   constructor(private readonly o: ProcessorsOptions) {
     this.pool = new ProcessorPool(o.leaseMs ?? 300_000);
     this.leases = new Leases(o.clock, (name) => void this.onLeaseTimeout(name));
-    this.liveness = new ProcessorLiveness({
+    this.liveness = new LivenessTracker({
       intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
       liveness: o.liveness ?? HEARTBEAT_LIVENESS,
       clock: o.clock,
@@ -82,7 +81,7 @@ export class Processors {
       log.warn({ procserver: name }, 'processed from an unknown item processor; ignored');
       return;
     }
-    this.liveness.life(name);
+    this.liveness.renew(name);
     if (p.inFlight.length && !p.inFlight.some((o) => o.opId >= status.first_op_id && o.opId <= status.last_op_id)) {
       // a late report of a batch that went to another processor while this one was declared dead
       log.info({ procserver: name, first: status.first_op_id, last: status.last_op_id }, 'late processed of a batch no longer held; ignored');
@@ -113,7 +112,7 @@ export class Processors {
   renew(name: string, period: number): void {
     const p = this.pool.get(name);
     if (!p) return;
-    this.liveness.life(name);
+    this.liveness.renew(name);
     p.leaseMs = period * 1000;
     this.leases.renew(name, p.leaseMs);
     this.o.log.debug({ procserver: name, period }, 'lease renewed');
@@ -121,24 +120,15 @@ export class Processors {
 
   /** [processor name, READY | HEARTBEAT] from an item processor, on this node's liveness subject. */
   onLivenessMessage(data: Uint8Array): void {
-    let frames: Uint8Array[];
-    try {
-      frames = decodeFrames(data);
-    } catch (err) {
-      if (!(err instanceof PppFrameError)) throw err;
+    const msg = decodeLivenessMessage(data);
+    if (msg.kind === 'malformed') {
       this.malformedLiveness++;
       return;
     }
-    const [identity, ...rest] = frames;
-    const msg = parsePppMessage(rest);
-    if (!identity || (msg.kind !== 'ready' && msg.kind !== 'heartbeat')) {
-      this.malformedLiveness++;
-      return;
-    }
-    const name = new TextDecoder().decode(identity);
+    const name = msg.name;
     const p = this.pool.get(name);
     if (!p) return; // not registered here (yet): its registration comes first
-    const was = this.liveness.ppp(name);
+    const was = this.liveness.track(name);
     if (was === 'revived' || p.dead) {
       p.dead = false;
       this.restartRequested.delete(`${p.name}:${p.pid}`);

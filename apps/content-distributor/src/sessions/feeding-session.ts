@@ -1,7 +1,7 @@
 import type { processingSessionInterface, Aor } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { ServerObject } from '@esp/middleware';
-import type { CallbackSender } from './callback-sender';
+import type { CallbackSender } from '@esp/content-client';
 import type { InFlightBatch, SessionArtifact } from './session-artifact';
 import type { SessionStore } from './session-store';
 
@@ -106,7 +106,7 @@ export class FeedingSession {
   /** No longer held here: no more callbacks, no more deferred saves. */
   close(): void {
     this.closed = true;
-    this.callbacks?.close();
+    void this.callbacks?.close();
     if (this.lazySave) clearTimeout(this.lazySave);
     this.lazySave = undefined;
   }

@@ -51,7 +51,7 @@ export class Redispatch {
           taken: () => {
             this.counters.redispatchedBatches++;
             this.counters.redispatchedOps += ops.length;
-            session.callbacks?.send(new OperationStatusInfo({ first_op_id: b.first, last_op_id: b.last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }));
+            session.callbacks?.enqueue([new OperationStatusInfo({ first_op_id: b.first, last_op_id: b.last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] })]);
           },
           lost: () => this.counters.redispatchLost++,
         },

@@ -57,7 +57,7 @@ export class SessionDirectory implements BatchOwners {
   processed(sessionId: number, status: OperationStatusInfo, done: readonly InFlightOperation[]): void {
     const session = this.sessions.get(sessionId);
     if (session && done.length) session.forgetInFlight(status.first_op_id, status.last_op_id);
-    session?.callbacks?.send(status);
+    session?.callbacks?.enqueue([status]);
   }
 
   /** Sends failed_operation (lost) sets to the indexing sessions; retried until the indexer takes them. */

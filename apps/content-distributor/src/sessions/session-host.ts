@@ -16,7 +16,7 @@ import type { Artifact } from '@esp/ssr';
 import type { CollectionHolder } from '../collection-holder';
 import type { Dispatcher } from '../dispatch/dispatcher';
 import { BatchIntake } from './batch-intake';
-import { CallbackSender } from './callback-sender';
+import { clientCallbacks } from './client-callbacks';
 import { FeedingSession } from './feeding-session';
 import { Redispatch } from './redispatch';
 import { batchesToRedispatch, decodeSessionArtifact } from './session-artifact';
@@ -91,8 +91,8 @@ export class SessionHost {
     if (existing) {
       if (existing.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${existing.collection}"`, { session: id });
       if (callback && existing.callbacks?.callback.object_id !== callback.object_id) {
-        existing.callbacks?.close();
-        existing.callbacks = new CallbackSender(mw, callback, log.child({ session: id }));
+        void existing.callbacks?.close();
+        existing.callbacks = clientCallbacks(mw, callback, log.child({ session: id }));
         existing.callback = callback;
         if (this.store) await existing.save();
       }
@@ -117,7 +117,7 @@ export class SessionHost {
       coreSession,
       object,
       callback: clientCallback,
-      callbacks: clientCallback ? new CallbackSender(mw, clientCallback, log.child({ session: id })) : undefined,
+      callbacks: clientCallback ? clientCallbacks(mw, clientCallback, log.child({ session: id })) : undefined,
       lastAcceptedOpId: saved?.lastAcceptedOpId ?? -1,
       completedOpId: saved?.completedOpId ?? 0,
       store: this.store,
@@ -225,7 +225,7 @@ export class SessionHost {
 
   /** A planned departure: callbacks stop; the others reshape at once and this node's sessions live on in their replicas. */
   async stop(): Promise<void> {
-    for (const s of this.o.sessions.all()) s.callbacks?.close();
+    for (const s of this.o.sessions.all()) void s.callbacks?.close();
     await this.store?.node.leave().catch((err: Error) => this.o.log.warn({ err: err.message }, 'SSR leave failed'));
   }
 }
