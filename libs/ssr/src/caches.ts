@@ -33,6 +33,13 @@ export class ArtifactCache<E extends { a: Artifact }> {
   private readonly byId = new Map<string, E>();
   private readonly kids = new Map<string, Set<string>>();
 
+  /** A cache holding these entries. */
+  static of<E extends { a: Artifact }>(entries: Iterable<E>): ArtifactCache<E> {
+    const cache = new ArtifactCache<E>();
+    for (const e of entries) cache.set(e);
+    return cache;
+  }
+
   get size(): number {
     return this.byId.size;
   }

@@ -19,13 +19,7 @@ import {
 } from './load-rules';
 
 const art = (id: string, version = 1, extra: Partial<Artifact> = {}): Artifact => ({ id, version, owner: 'a:1', homeHash: 1, depth: 0, lastAccess: 0, body: new Uint8Array(), ...extra });
-function caches(actives: ActiveEntry[] = [], replicas: ReplicaEntry[] = []) {
-  const active = new ArtifactCache<ActiveEntry>();
-  const replica = new ArtifactCache<ReplicaEntry>();
-  for (const e of actives) active.set(e);
-  for (const e of replicas) replica.set(e);
-  return { active, replica };
-}
+const caches = (actives: ActiveEntry[] = [], replicas: ReplicaEntry[] = []) => ({ active: ArtifactCache.of(actives), replica: ArtifactCache.of(replicas) });
 const ctx = (c: Partial<FindContext> = {}): FindContext => ({ mode: 'get', reloadUnsorted: false, arriving: false, expatReady: true, expatVersion: undefined, hasReplica: false, ...c });
 const tally = (t: Partial<LoadTally> = {}): LoadTally => ({ awaited: new Set(), missing: false, viewId: 'v1', otherView: false, busy: false, found: [], ...t });
 const settleCtx = { byId: true, now: 10_000, lastViewAt: 0, suspectAfterMs: 600, viewId: 'v1', replicaVersion: () => undefined };

@@ -4,13 +4,7 @@ import { ArtifactCache, type ActiveEntry, type ReplicaEntry } from '../caches';
 import { hasSuspects, missingOnBuddy, sortReloadedActives, sortReloadedReplicas, tellsRejoined, versionListOf } from './repair-rules';
 
 const art = (id: string, version = 1, owner = 'b:1'): Artifact => ({ id, version, owner, homeHash: 1, depth: 0, lastAccess: 0, body: new Uint8Array() });
-function caches(actives: ActiveEntry[] = [], replicas: ReplicaEntry[] = []) {
-  const active = new ArtifactCache<ActiveEntry>();
-  const replica = new ArtifactCache<ReplicaEntry>();
-  for (const e of actives) active.set(e);
-  for (const e of replicas) replica.set(e);
-  return { active, replica };
-}
+const caches = (actives: ActiveEntry[] = [], replicas: ReplicaEntry[] = []) => ({ active: ArtifactCache.of(actives), replica: ArtifactCache.of(replicas) });
 
 describe('repair rules (2.16, 2.22.1)', () => {
   it('hasSuspects - any reloaded entry not yet confirmed', () => {
