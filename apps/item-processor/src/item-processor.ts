@@ -1,23 +1,23 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import {
   DEFAULT_REREGISTRATION_LEASE_MS,
   INTERNAL_PORT_OFFSET,
   processorServerInterface,
   type Aor,
-  type Implementation,
 } from '@esp/interfaces';
 import { createLogger, type Logger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { encodeLivenessMessage, HEARTBEAT_INTERVAL_MS, HeartbeatSender, livenessSubject } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import { BatchProcessor } from './batch-processor';
-import { DEFAULT_PIPELINE_CONFIG, buildPipelines, loadPipelineConfig, type PipelineConfig, type PipelineSet } from '@esp/pipeline';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '@esp/pipeline';
 import { ConfigSubscription } from './config-subscription';
+import { PipelineSource } from './pipeline-source';
+import { processorServer } from './processor-server';
 import { Registration } from './registration';
 import { StatusService } from './status/status-service';
 import { StatusState } from './status/status-state';
-import { XMLRPC_PATH, startXmlRpcHttpServer, type XmlRpcHttpServer } from '@esp/xmlrpc-http';
+import { XMLRPC_PATH, startXmlRpcHttpServer } from '@esp/xmlrpc-http';
 
 /** FAST ESP's default base port; the processor_server AOR is on base port + 390. */
 export const DEFAULT_BASE_PORT = 16000;
@@ -82,8 +82,8 @@ export interface ItemProcessor {
   readonly registration: Registration;
   readonly heartbeats: HeartbeatSender;
   readonly batches: BatchProcessor;
-  /** The processor_server AOR once activated (at the first registration). */
-  readonly aor: Aor | undefined;
+  /** The processor_server object's AOR (active from the start, registered with a distributor by `registration`). */
+  readonly aor: Aor;
   readonly mw: Middleware;
   /** Resolves once registered with a content distributor (MS-FSDPD 3.4.3 completed). */
   whenRegistered(): Promise<void>;
@@ -119,48 +119,75 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
   const log = (opts.logger ?? createLogger('item-processor')).child({ procserver: name });
   const retry = opts.retry ?? { initialMs: 200, maxMs: 5_000 };
   const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
+  const heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
 
-  const loadPipelines = (): PipelineSet => {
-    const c = opts.pipelineConfig ?? DEFAULT_PIPELINE_CONFIG;
-    return typeof c === 'string' ? loadPipelineConfig(c) : buildPipelines(c);
-  };
-  let pipelines = loadPipelines(); // a bad configuration stops the start, with the reason
-  const known = (p: PipelineSet) => ({ stages: p.stageNames(), pipelines: [...p.pipelines.keys()] });
-  const status = new StatusState(known(pipelines));
-
+  const status = new StatusState();
+  const pipelines = new PipelineSource(opts.pipelineConfig ?? DEFAULT_PIPELINE_CONFIG, status, log); // a bad configuration stops the start
   const mw = await Middleware.connect({ name: `item-processor/${name}`, servers: opts.nats, host, logger: log, waitForServer: opts.waitForNats, timeoutMs: callTimeoutMs });
+  const service = new StatusService(status, {
+    reinitialize: () => pipelines.reload(),
+    shutdownRequested: () => {
+      log.info('Shutdown requested over the Status interface');
+      opts.onShutdownRequest?.();
+    },
+    leakDetect: (memory) => log.info({ memory, heap: process.memoryUsage() }, 'LeakDetect: memory usage'),
+  });
+  const statusServer = await startXmlRpcHttpServer({
+    host: opts.statusListen ?? '0.0.0.0',
+    port: opts.statusPort ?? 0,
+    maxBodyBytes: opts.statusMaxBodyBytes,
+    dispatch: (method, params) => service.call(method, params),
+    log,
+  }).catch(async (err: unknown) => {
+    await mw.close();
+    throw new Error(`cannot serve the Status interface on port ${opts.statusPort ?? 0}: ${describeError(err)}`, { cause: err });
+  });
+  const status_url = `http://${host}:${statusServer.port}${XMLRPC_PATH}`;
+  log.info({ status_url, port: statusServer.port }, 'Status interface listening');
+  // the config server alerts the Status port, so it is followed once that port listens
+  const config =
+    opts.configServer === undefined
+      ? undefined
+      : new ConfigSubscription({ url: opts.configServer, statusPort: statusServer.port, host, fallback: () => pipelines.localConfig(), apply: (c) => pipelines.take(c), log });
+  if (config) pipelines.follow(config);
 
-  let stopping: Promise<void> | undefined;
-  let aor: Aor | undefined;
-
-  const takePipelines = (next: PipelineSet): string[] => {
-    pipelines = next;
-    status.setKnown(known(pipelines));
-    status.flush();
-    log.info({ pipelines: [...pipelines.pipelines.keys()] }, 'pipeline configuration loaded');
-    return [...pipelines.pipelines.keys()];
-  };
-  // set once the Status server listens (its port is what the config server alerts)
-  let config: ConfigSubscription | undefined;
-  const reloadPipelines = (): boolean | Promise<boolean> => {
-    if (config) return config.reset();
-    try {
-      takePipelines(loadPipelines());
+  const registration = new Registration({
+    mw,
+    name,
+    hostname: host,
+    pid: process.pid,
+    leaseMs: opts.reregistrationLeaseMs ?? DEFAULT_REREGISTRATION_LEASE_MS,
+    retry,
+    callTimeoutMs,
+    clock: opts.clock,
+    // notice a distributor that is gone (a master change) within about one heartbeat interval
+    handlerCheckMs: heartbeatMs,
+    log,
+  });
+  // [name, READY | HEARTBEAT] to the liveness subject of the distributor node we are registered at, idle or busy;
+  // READY after each (re)registration and after a gap (the process was stopped, e.g. SIGSTOP then SIGCONT, and may
+  // have been declared dead meanwhile)
+  const identity = new TextEncoder().encode(name);
+  const heartbeats = new HeartbeatSender({
+    intervalMs: heartbeatMs,
+    readyAfterGap: true,
+    send: (frame) => {
+      if (!registration.isRegistered || registration.dispatcherId === undefined) return false;
+      mw.bus.publish(livenessSubject(registration.dispatcherId), encodeLivenessMessage(identity, frame));
       return true;
-    } catch (err) {
-      log.error({ err: describeError(err) }, 'pipeline configuration not reloaded; keeping the previous one');
-      return false;
-    }
-  };
-
-  const batches: BatchProcessor = new BatchProcessor({
+    },
+    clock: opts.clock,
+    onGap: (silentMs) => log.warn({ silent_ms: silentMs }, 'heartbeats were held up (process stopped?); sending READY'),
+    onError: (err) => log.warn({ err: (err as Error).message }, 'heartbeat not sent'),
+  });
+  const batches = new BatchProcessor({
     name,
     mw,
     status,
-    pipelines: () => pipelines,
-    handler: () => reg.dispatcherHandle,
-    onProcessed: () => reg.noteActivity(),
-    onHandlerLost: (reason) => reg.restart(reason),
+    pipelines: () => pipelines.current,
+    handler: () => registration.dispatcherHandle,
+    onProcessed: () => registration.noteActivity(),
+    onHandlerLost: (reason) => registration.restart(reason),
     forwardDeadlineMs: opts.forwardDeadlineMs ?? 60_000,
     retry,
     maxHeapUsedBytes: opts.maxHeapUsedBytes,
@@ -173,105 +200,31 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     },
     log,
   });
-
-  const service = new StatusService(status, {
-    reinitialize: reloadPipelines,
-    shutdownRequested: () => {
-      log.info('Shutdown requested over the Status interface');
-      opts.onShutdownRequest?.();
-    },
-    leakDetect: (memory) => log.info({ memory, heap: process.memoryUsage() }, 'LeakDetect: memory usage'),
-  });
-
-  let statusServer: XmlRpcHttpServer;
-  try {
-    statusServer = await startXmlRpcHttpServer({
-      host: opts.statusListen ?? '0.0.0.0',
-      port: opts.statusPort ?? 0,
-      maxBodyBytes: opts.statusMaxBodyBytes,
-      dispatch: (method, params) => service.call(method, params),
-      log,
+  const object = await mw
+    .activate(processorServerInterface, processorServer(batches, registration), {
+      object_id: `processor_server/${name}`,
+      port: (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET,
+      name,
+    })
+    .catch(async (err: unknown) => {
+      await statusServer.close();
+      await mw.close();
+      throw err;
     });
-  } catch (err) {
-    await mw.close();
-    throw new Error(`cannot serve the Status interface on port ${opts.statusPort ?? 0}: ${describeError(err)}`, { cause: err });
-  }
-  const status_url = `http://${host}:${statusServer.port}${XMLRPC_PATH}`;
-  log.info({ status_url, port: statusServer.port }, 'Status interface listening');
-  if (opts.configServer) {
-    const local = opts.pipelineConfig ?? DEFAULT_PIPELINE_CONFIG;
-    config = new ConfigSubscription({
-      url: opts.configServer,
-      statusPort: statusServer.port,
-      host,
-      fallback: () => (typeof local === 'string' ? (JSON.parse(readFileSync(local, 'utf8')) as unknown) : local),
-      apply: (c) => takePipelines(buildPipelines(c)),
-      log,
-    });
-  }
 
-  const impl: Implementation<typeof processorServerInterface> = {
-    process: (next, session_id, collection, batch) => batches.accept({ next, session_id, collection, batch }),
-    flush: async () => {
-      await batches.whenIdle();
-    },
-    reassign: () => reg.restart('processor_server::reassign'),
-  };
-
-  const reg: Registration = new Registration({
-    mw,
-    name,
-    hostname: host,
-    pid: process.pid,
-    activate: async () => {
-      if (!aor) {
-        const obj = await mw.activate(processorServerInterface, impl, {
-          object_id: `processor_server/${name}`,
-          port: (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET,
-          name,
-        });
-        aor = obj.aor;
-      }
-      return aor;
-    },
-    busy: () => batches.busy,
-    leaseMs: opts.reregistrationLeaseMs ?? DEFAULT_REREGISTRATION_LEASE_MS,
-    retry,
-    callTimeoutMs,
-    clock: opts.clock,
-    onRegistered: () => heartbeats.ready(),
-    // notice a distributor that is gone (a master change) within about one heartbeat interval
-    handlerCheckMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
-    log,
-  });
-  // [name, READY | HEARTBEAT] to the liveness subject of the distributor node we are registered at, idle or busy;
-  // READY after each (re)registration and after a gap (the process was stopped, e.g. SIGSTOP then SIGCONT, and may
-  // have been declared dead meanwhile)
-  const identity = new TextEncoder().encode(name);
-  const heartbeats: HeartbeatSender = new HeartbeatSender({
-    intervalMs: opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
-    readyAfterGap: true,
-    send: (frame) => {
-      if (!reg.isRegistered || reg.dispatcherId === undefined) return false;
-      mw.bus.publish(livenessSubject(reg.dispatcherId), encodeLivenessMessage(identity, frame));
-      return true;
-    },
-    clock: opts.clock,
-    onGap: (silentMs) => log.warn({ silent_ms: silentMs }, 'heartbeats were held up (process stopped?); sending READY'),
-    onError: (err) => log.warn({ err: (err as Error).message }, 'heartbeat not sent'),
-  });
+  let stopping: Promise<void> | undefined;
+  const register = (): void => registration.start({ object: object.aor, busy: () => batches.busy, onRegistered: () => heartbeats.ready() });
   heartbeats.start();
   if (config) {
     // the initial ResetContainer (3.7.3): no batches before the configuration of the config server is in
-    const sub = config;
-    void sub.start().then(
+    void config.start().then(
       () => {
-        if (!stopping) reg.start();
+        if (!stopping) register();
       },
       () => undefined,
     );
   } else {
-    reg.start();
+    register();
   }
 
   const stop = async (): Promise<void> => {
@@ -279,7 +232,7 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     log.info('stopping: unregistering, finishing the batch in flight');
     heartbeats.stop();
     await config?.stop(); // UnregisterModule (3.7.6)
-    await reg.stop();
+    await registration.stop();
     if (!(await batches.whenIdle(opts.stopTimeoutMs ?? 30_000))) log.warn('stopping with a batch still in flight');
     await statusServer.close();
     await mw.close();
@@ -291,21 +244,17 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     status_url,
     statusPort: statusServer.port,
     status,
-    registration: reg,
+    registration,
     heartbeats,
     batches,
-    get aor() {
-      return aor;
-    },
+    aor: object.aor,
     mw,
-    whenRegistered: () => reg.whenRegistered(),
+    whenRegistered: () => registration.whenRegistered(),
     setTerminating: (on) => {
       status.terminating = on;
     },
-    reloadPipelines,
-    get config() {
-      return config;
-    },
+    reloadPipelines: () => pipelines.reload(),
+    config,
     stop: () => (stopping ??= stop()),
   };
 }

@@ -21,10 +21,6 @@ export interface RegistrationOptions {
   name: string;
   hostname: string;
   pid: number;
-  /** Activates the processor_server object (the first time) and returns its AOR. */
-  activate: () => Promise<Aor>;
-  /** True while a batch is in flight: the Reregistration Lease then starts over instead of reregistering. */
-  busy: () => boolean;
   /** Reregistration Lease (default 180 s, DEFAULT_REREGISTRATION_LEASE_MS). */
   leaseMs: number;
   /** Backoff between initialization attempts. */
@@ -33,8 +29,6 @@ export interface RegistrationOptions {
   callTimeoutMs: number;
   /** Time of the Reregistration Lease (tests drive it with a ManualClock). */
   clock?: Clock;
-  /** Called each time registration completes (the heartbeat sender sends READY). */
-  onRegistered?: () => void;
   /**
    * While registered, the procserver_handler is pinged this often (default 1000 ms; 0 disables). When its content
    * distributor is gone (object_not_exist: killed, or a master change took its node away) initialization restarts
@@ -42,6 +36,16 @@ export interface RegistrationOptions {
    */
   handlerCheckMs?: number;
   log: Logger;
+}
+
+/** What registration registers and asks about: given at start, since they are built with the registration to hand. */
+export interface RegisteredProcessor {
+  /** The processor_server object's AOR. */
+  object: Aor;
+  /** True while a batch is in flight: the Reregistration Lease then starts over instead of reregistering. */
+  busy: () => boolean;
+  /** Called each time registration completes (the heartbeat sender sends READY). */
+  onRegistered?: () => void;
 }
 
 type State = 'idle' | 'initializing' | 'registered' | 'stopped';
@@ -79,6 +83,8 @@ export class Registration {
   private handlerTimer: TimerHandle | undefined;
   private readonly registered: Promise<void>;
   private resolveRegistered: () => void = () => undefined;
+  /** Set by start. */
+  private processor: RegisteredProcessor | undefined;
   /** The dispatcher identifier C of the last registration. */
   dispatcherId: number | undefined;
   /** How many times registration completed (1 after start, +1 per reregistration). */
@@ -98,8 +104,9 @@ export class Registration {
     return this.handler;
   }
 
-  start(): void {
+  start(processor: RegisteredProcessor): void {
     if (this.state !== 'idle') return;
+    this.processor = processor;
     this.running = this.initialize();
   }
 
@@ -124,7 +131,7 @@ export class Registration {
 
   private onLeaseExpired(): void {
     if (this.state !== 'registered') return;
-    if (this.activity || this.opts.busy()) {
+    if (this.activity || this.processor?.busy()) {
       this.activity = false;
       this.lease.start();
       return;
@@ -181,12 +188,14 @@ export class Registration {
     this.lease.start();
     this.opts.log.info({ dispatcher_id: this.dispatcherId, registrations: this.registrations }, 'registered with the content distributor');
     this.resolveRegistered();
-    this.opts.onRegistered?.();
+    this.processor?.onRegistered?.();
     this.watchHandler();
   }
 
   private async registerOnce(at: (step: string) => void): Promise<void> {
     const { mw, name, callTimeoutMs: timeoutMs } = this.opts;
+    const processor = this.processor;
+    if (!processor) throw new Error('registration not started');
     at(`resolve master_dispatcher at ${DISPATCHER_NAME}`);
     const { proxy: master } = await mw.names.resolveProxy(masterDispatcherInterface, DISPATCHER_NAME, { timeoutMs });
     this.master = master;
@@ -198,12 +207,10 @@ export class Registration {
     const handlerName = dispatcherNodeName(id);
     at(`resolve procserver_handler at ${handlerName}`);
     const { proxy: handler } = await mw.names.resolveProxy(procserverHandlerInterface, handlerName, { timeoutMs });
-    at('activate processor_server');
-    const aor = await this.opts.activate();
     at('procserver_handler::register_procserver');
     this.handler = handler;
     this.atHandler = true;
-    await handler.register_procserver(aor, name, this.opts.hostname, this.opts.pid, REQUIRED_PRIORITY);
+    await handler.register_procserver(processor.object, name, this.opts.hostname, this.opts.pid, REQUIRED_PRIORITY);
     this.dispatcherId = id;
   }
 
