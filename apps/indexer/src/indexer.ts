@@ -22,11 +22,10 @@ import type { Logger } from '@esp/logging';
 import { bindOrTakeOver, type Middleware, type ServerObject } from '@esp/middleware';
 import { CollectionAdmission } from './collection-admission';
 import { DEFAULT_BASE_PORT, DEFAULT_QUEUE_BATCHES } from './cli';
-import { DocumentStore, isCollectionName, openCollectionDb } from './collection-store';
-import { CollectionWriter } from './collection-writer';
-import { IndexingDispatcher, type CollectionContext } from './indexing-dispatcher';
+import { isCollectionName } from './collection-store';
+import { IndexingDispatcher } from './indexing-dispatcher';
+import { OpenCollections } from './open-collections';
 import { SearchService } from './search-service';
-import { SessionJournal } from './session-journal';
 
 export const FACTORY_OBJECT_ID = 'indexing-dispatcher';
 export const SEARCH_OBJECT_ID = 'indexing-search';
@@ -90,26 +89,9 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
   if (bad !== undefined) throw new Error(`startIndexer: ${JSON.stringify(bad)} is not a valid collection name`);
   const port = (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET;
 
-  const collections = new Map<string, CollectionContext>();
-  const openCollection = (name: string): void => {
-    const db = openCollectionDb(opts.dataDir, name);
-    const docs = new DocumentStore(db);
-    const journal = new SessionJournal(db);
-    const writer = new CollectionWriter(name, db, docs, journal, log.child({ collection: name }), { maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32, twoPhase: true });
-    // a crash between a batch's two phases: its full-text entries are made and its statuses released before anything
-    // is served or delivered
-    const recovered = writer.recover();
-    if (recovered.documents > 0 || recovered.statuses > 0) log.warn({ collection: name, ...recovered }, 'finished the full-text entries a stop left owed');
-    collections.set(name, { name, db, docs, journal, writer });
-  };
-  try {
-    for (const name of names) openCollection(name);
-  } catch (err) {
-    for (const c of collections.values()) c.db.close();
-    throw err;
-  }
+  const collections = OpenCollections.open({ dataDir: opts.dataDir, maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32, log }, names);
   const configured = opts.configured;
-  const admission = configured && new CollectionAdmission({ served: (c) => collections.has(c), configured, open: openCollection, log });
+  const admission = configured && new CollectionAdmission({ served: (c) => collections.has(c), configured, open: (name) => collections.add(name), log });
 
   const closeWaitMs = opts.closeWaitMs ?? 3_000;
   const dispatcher = new IndexingDispatcher(collections, {
@@ -124,12 +106,6 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
   });
 
   const objects: ServerObject<never>[] = [];
-  const closeDbs = (): void => {
-    for (const c of collections.values()) {
-      c.writer.stop();
-      c.db.close();
-    }
-  };
   try {
     await dispatcher.restore();
     // with a config server, a collection added there is opened before the dispatcher looks for it
@@ -154,11 +130,10 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     await dispatcher.shutdown();
     for (const o of objects) await mw.deactivate(o);
     await Promise.all([...dispatcher.sessions.values()].map((s) => s.sender.stop()));
-    closeDbs();
+    collections.close();
     throw err;
   }
 
-  const holds = new Set<() => void>();
   let closing: Promise<void> | undefined;
   const [factoryObj, searchObj] = objects as [ServerObject<never>, ServerObject<never>];
   return {
@@ -169,32 +144,19 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
       return [...collections.keys()];
     },
     sessionIds: () => [...dispatcher.sessions.keys()],
-    holdWrites() {
-      const releases = [...collections.values()].map((c) => c.writer.hold());
-      const release = (): void => {
-        holds.delete(release);
-        for (const r of releases) r();
-      };
-      holds.add(release);
-      return release;
-    },
+    holdWrites: () => collections.holdWrites(),
     close() {
       closing ??= (async () => {
         await dispatcher.shutdown();
         for (const o of objects) await mw.deactivate(o);
-        for (const release of [...holds]) release();
-        const written = await Promise.race([
-          Promise.all([...collections.values()].map((c) => c.writer.idle())).then(() => true),
-          new Promise<false>((r) => setTimeout(() => r(false), closeWaitMs).unref()),
-        ]);
-        if (!written) log.error('closing with batches not written (the disk keeps failing)');
+        if (!(await collections.idle(closeWaitMs))) log.error('closing with batches not written (the disk keeps failing)');
         const senders = [...dispatcher.sessions.values()].map((s) => s.sender);
         const delivered = await Promise.all(senders.map((s) => s.idle(closeWaitMs)));
         const owed = senders.reduce((n, s) => n + s.backlog, 0);
         if (delivered.includes(false)) log.warn({ callbacks_owed: owed }, 'closing with callbacks not delivered: they stay in the outbox for the next start');
         // a call still in flight (a slow client) may finish within the deadline; its acknowledgement is then kept
         await Promise.race([Promise.all(senders.map((s) => s.stop())), new Promise((r) => setTimeout(r, closeWaitMs).unref())]);
-        closeDbs();
+        collections.close();
         log.info({ sessions: dispatcher.sessions.size }, 'indexer closed');
       })();
       return closing;
