@@ -19,10 +19,9 @@ export function encodeFrames(frames: readonly Uint8Array[]): Uint8Array {
   if (frames.length > MAX_FRAMES) throw new PppFrameError(`a message has at most ${MAX_FRAMES} frames, got ${frames.length}`);
   let size = 0;
   for (const f of frames) size += 4 + f.length;
-  // every PPP message is encoded here, four per request, so it takes a slice of Node's shared buffer pool instead of a
-  // zero-filled buffer of its own (safe: every byte is written below) and writes the lengths without a DataView
-  const pooled = Buffer.allocUnsafe(size);
-  const out = new Uint8Array(pooled.buffer, pooled.byteOffset, size);
+  // every PPP message is encoded here, several per request, so it takes a slice of a slab shared by messages (one
+  // view, no zero-filled buffer of its own) and writes the lengths without a DataView
+  const out = allocate(size);
   let o = 0;
   for (const f of frames) {
     const n = f.length;
@@ -66,6 +65,27 @@ export function encodedSpan(frames: readonly Uint8Array[]): Uint8Array | undefin
     o += 4 + n;
   }
   return span;
+}
+
+/** Messages up to this size are cut from a shared slab. */
+const SLAB_MESSAGE_MAX = 8 * 1024;
+const SLAB_SIZE = 64 * 1024;
+let slab = new ArrayBuffer(0);
+let slabUsed = 0;
+
+/**
+ * `size` bytes of their own: a slice of the current slab, which is never handed out twice (a full slab is left to the
+ * messages that hold slices of it, and to the garbage collector once they are gone).
+ */
+function allocate(size: number): Uint8Array {
+  if (size > SLAB_MESSAGE_MAX) return new Uint8Array(size);
+  if (slabUsed + size > slab.byteLength) {
+    slab = new ArrayBuffer(SLAB_SIZE);
+    slabUsed = 0;
+  }
+  const out = new Uint8Array(slab, slabUsed, size);
+  slabUsed += size;
+  return out;
 }
 
 /** Decodes one message; any malformed input raises PppFrameError and nothing else. */
