@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeFrames, encodeFrameParts, encodeFrames, MAX_FRAMES, PppFrameError } from './frames';
+import { decodeFrames, encodedSpan, encodeFrames, MAX_FRAMES, PppFrameError } from './frames';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
@@ -45,22 +45,48 @@ describe('frames codec', () => {
     expect(first).not.toBeInstanceOf(Buffer);
   });
 
-  it('parts - the parts of a message are its bytes; frames over 64 bytes are parts of their own, not copied', () => {
+  it('span - the tail of a message received, from its empty delimiter on, is a reply already: a view, not a copy', () => {
     const body = new Uint8Array(255).fill(7);
-    const parts = encodeFrameParts([Buffer.from('req-1'), new Uint8Array(0), body]);
-    expect(parts.map((p) => p.length)).toEqual([4 + 5 + 4 + 4, 255]);
-    expect(parts[1]).toBe(body);
-    expect(hex(Buffer.concat(parts))).toBe(hex(encodeFrames([Buffer.from('req-1'), new Uint8Array(0), body])));
-    expect(encodeFrameParts([new Uint8Array(64)]).length).toBe(1);
-    expect(() => encodeFrameParts([])).toThrow(PppFrameError);
-    expect(() => encodeFrameParts(Array.from({ length: MAX_FRAMES + 1 }, () => new Uint8Array(0)))).toThrow(PppFrameError);
+    const received = encodeFrames([Buffer.from('w1'), Buffer.from('req-1'), new Uint8Array(0), body, Buffer.from('more')]);
+    const [, , , b1, b2] = decodeFrames(received) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+    const span = encodedSpan([new Uint8Array(0), b1, b2]);
+    expect(span && hex(span)).toBe(hex(encodeFrames([new Uint8Array(0), body, Buffer.from('more')])));
+    expect(span?.buffer).toBe(received.buffer);
   });
 
-  it('property - the parts of any frames concatenate to encodeFrames of them', () => {
+  it('span - frames that are not where their encoding is give undefined (encodeFrames copies them)', () => {
+    const received = encodeFrames([Buffer.from('w1'), Buffer.from('req-1'), new Uint8Array(0), Buffer.from('body')]);
+    const [w, addr, , body] = decodeFrames(received) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+    // a copy of a frame, frames out of order, a frame left out between two, an empty last frame, no frames
+    expect(encodedSpan([new Uint8Array(0), Buffer.from('body')])).toBeUndefined();
+    expect(encodedSpan([addr, w])).toBeUndefined();
+    expect(encodedSpan([w, new Uint8Array(0), body])).toBeUndefined();
+    expect(encodedSpan([addr, body])).toBeUndefined();
+    expect(encodedSpan([body, new Uint8Array(0)])).toBeUndefined();
+    expect(encodedSpan([])).toBeUndefined();
+    // an empty frame is accepted only where four zero bytes are: here, the delimiter's length, not the address's
+    expect(encodedSpan([new Uint8Array(0), new Uint8Array(0), body])).toBeUndefined();
+  });
+
+  it('property - a span, when there is one, is exactly encodeFrames of the frames; a run of views is always one', () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 200 }), { minLength: 1, maxLength: 12 }), (frames) => {
-        expect(hex(Buffer.concat(encodeFrameParts(frames)))).toBe(hex(encodeFrames(frames)));
-      }),
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.nat(),
+        fc.nat(),
+        fc.array(fc.boolean(), { maxLength: 8 }),
+        (frames, from, count, emptyElsewhere) => {
+          const decoded = decodeFrames(encodeFrames(frames));
+          const i = from % decoded.length;
+          const views = decoded.slice(i, i + 1 + (count % (decoded.length - i)));
+          // the run, some of its empty frames replaced by empty frames of other memory
+          const run = views.map((f, k) => (f.length === 0 && emptyElsewhere[k] ? new Uint8Array(0) : f));
+          const span = encodedSpan(run);
+          if (span) expect(hex(span)).toBe(hex(encodeFrames(run)));
+          if ((views[views.length - 1]?.length ?? 0) > 0) expect(span).toBeDefined();
+          else expect(span).toBeUndefined();
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -19,10 +19,9 @@ export function encodeFrames(frames: readonly Uint8Array[]): Uint8Array {
   if (frames.length > MAX_FRAMES) throw new PppFrameError(`a message has at most ${MAX_FRAMES} frames, got ${frames.length}`);
   let size = 0;
   for (const f of frames) size += 4 + f.length;
-  // every PPP message is encoded here, four per request, so it takes a slice of Node's shared buffer pool instead of a
-  // zero-filled buffer of its own (safe: every byte is written below) and writes the lengths without a DataView
-  const pooled = Buffer.allocUnsafe(size);
-  const out = new Uint8Array(pooled.buffer, pooled.byteOffset, size);
+  // every PPP message is encoded here, several per request, so it takes a slice of a slab shared by messages (one
+  // view, no zero-filled buffer of its own) and writes the lengths without a DataView
+  const out = allocate(size);
   let o = 0;
   for (const f of frames) {
     const n = f.length;
@@ -36,51 +35,57 @@ export function encodeFrames(frames: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Frames longer than this are not copied by encodeFrameParts but passed on as they are. */
-const COPY_MAX = 64;
+/**
+ * The encoding of `frames` where it already is in memory (a view on it, not a copy), or undefined. decodeFrames gives views on
+ * the message received, each frame right after its length, so a message made of the tail of one received is there
+ * already: the queue's answer to a client, [empty, content...], is the worker's reply from its empty delimiter on.
+ * Every frame but an empty one must be such a view, at its place; every length is checked in memory. So the span
+ * returned is exactly the frames' encoding, whatever they came from; when it is not there, encodeFrames copies.
+ * For messages received, which nobody writes to: the view is read when nats.js copies it out, at the end of the tick.
+ */
+export function encodedSpan(frames: readonly Uint8Array[]): Uint8Array | undefined {
+  const last = frames[frames.length - 1];
+  if (!last || last.length === 0 || frames.length > MAX_FRAMES) return undefined;
+  let size = 0;
+  for (const f of frames) size += 4 + f.length;
+  const buffer = last.buffer;
+  const start = last.byteOffset + last.length - size;
+  if (start < 0) return undefined;
+  // first the places (nothing read, nothing allocated when a frame is elsewhere), then the lengths in memory
+  let o = start + 4;
+  for (const f of frames) {
+    if (f.length > 0 && (f.buffer !== buffer || f.byteOffset !== o)) return undefined;
+    o += f.length + 4;
+  }
+  const span = new Uint8Array(buffer, start, size);
+  o = 0;
+  for (const f of frames) {
+    const n = f.length;
+    if (span[o] !== n >>> 24 || span[o + 1] !== ((n >>> 16) & 0xff) || span[o + 2] !== ((n >>> 8) & 0xff) || span[o + 3] !== (n & 0xff)) return undefined;
+    o += 4 + n;
+  }
+  return span;
+}
+
+/** Messages up to this size are cut from a shared slab. */
+const SLAB_MESSAGE_MAX = 8 * 1024;
+const SLAB_SIZE = 64 * 1024;
+let slab = new ArrayBuffer(0);
+let slabUsed = 0;
 
 /**
- * The same bytes as encodeFrames, as a list of parts whose concatenation is the message: the length prefixes and the
- * small frames are written into small header arrays (which V8 allocates cheaply, on its heap, up to 64 bytes), and
- * each frame longer than 64 bytes is a part of its own, not copied. For RawBus.publishParts, which joins the parts
- * into the one payload nats.js's publish takes.
- *
- *   encodeFrameParts([addr, EMPTY, body300])  →  [00 00 00 0a <addr> 00 00 00 00 00 00 01 2c, body300]
+ * `size` bytes of their own: a slice of the current slab, which is never handed out twice (a full slab is left to the
+ * messages that hold slices of it, and to the garbage collector once they are gone).
  */
-export function encodeFrameParts(frames: readonly Uint8Array[]): Uint8Array[] {
-  if (frames.length === 0) throw new PppFrameError('a message has at least one frame');
-  if (frames.length > MAX_FRAMES) throw new PppFrameError(`a message has at most ${MAX_FRAMES} frames, got ${frames.length}`);
-  const parts: Uint8Array[] = [];
-  let i = 0;
-  while (i < frames.length) {
-    // one header: the prefixes and small frames up to the next large frame, and that frame's prefix
-    let size = 0;
-    let j = i;
-    for (; j < frames.length; j++) {
-      const n = (frames[j] as Uint8Array).length;
-      size += 4;
-      if (n > COPY_MAX) break;
-      size += n;
-    }
-    const head = new Uint8Array(size);
-    let o = 0;
-    for (let k = i; k <= j && k < frames.length; k++) {
-      const f = frames[k] as Uint8Array;
-      const n = f.length;
-      head[o] = n >>> 24;
-      head[o + 1] = (n >>> 16) & 0xff;
-      head[o + 2] = (n >>> 8) & 0xff;
-      head[o + 3] = n & 0xff;
-      o += 4;
-      if (k === j) break; // the large frame: its prefix only
-      if (n > 0) head.set(f, o);
-      o += n;
-    }
-    parts.push(head);
-    if (j < frames.length) parts.push(frames[j] as Uint8Array);
-    i = j + 1;
+function allocate(size: number): Uint8Array {
+  if (size > SLAB_MESSAGE_MAX) return new Uint8Array(size);
+  if (slabUsed + size > slab.byteLength) {
+    slab = new ArrayBuffer(SLAB_SIZE);
+    slabUsed = 0;
   }
-  return parts;
+  const out = new Uint8Array(slab, slabUsed, size);
+  slabUsed += size;
+  return out;
 }
 
 /** Decodes one message; any malformed input raises PppFrameError and nothing else. */

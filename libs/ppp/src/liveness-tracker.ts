@@ -8,8 +8,9 @@
  *   live.track('ip-1');   // READY / HEARTBEAT: 'new' | 'alive' | 'revived'
  *   live.renew('ip-1');   // any other message from a tracked, live peer
  *
- * Bookkeeping only: time from the Clock, no I/O. One record per peer with the time it was last heard of; one timer,
- * armed for the earliest expiry (peers are kept in the order they were last heard of, so that is the first one).
+ * Bookkeeping only: time from the Clock, no I/O. One record per peer with the time it was last heard of, renewed in
+ * place (a PPP queue and its workers renew on every message, so a renewal is one lookup and a write, not a Map entry
+ * taken out and put back); one timer, armed for the earliest expiry, found by a look at every live peer when it fires.
  */
 import { systemClock, type Clock, type TimerHandle } from '@esp/timers';
 import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS } from './protocol';
@@ -27,14 +28,21 @@ export interface LivenessTrackerOptions {
 /** What a READY or HEARTBEAT meant: a peer not tracked before, a live one, or one that had been declared dead. */
 export type TrackResult = 'new' | 'alive' | 'revived';
 
+/** A live peer: when it was last heard of, and the count of renewals then (orders peers heard of at the same time). */
+interface Peer {
+  at: number;
+  seq: number;
+}
+
 export class LivenessTracker {
   readonly deadAfterMs: number;
   private readonly clock: Clock;
-  /** Live peers → when last heard of, oldest first (Map keeps insertion order; a renewal re-inserts). */
-  private readonly live = new Map<string, number>();
+  /** Live peers. */
+  private readonly live = new Map<string, Peer>();
   /** Peers declared dead → when last heard of. */
   private readonly dead = new Map<string, number>();
   private timer: TimerHandle | undefined;
+  private seq = 0;
 
   constructor(private readonly opts: LivenessTrackerOptions) {
     this.deadAfterMs = (opts.intervalMs ?? HEARTBEAT_INTERVAL_MS) * (opts.liveness ?? HEARTBEAT_LIVENESS);
@@ -43,16 +51,25 @@ export class LivenessTracker {
 
   /** READY or HEARTBEAT from the peer: tracks it (again) from now. */
   track(name: string): TrackResult {
+    const peer = this.live.get(name);
+    if (peer) {
+      peer.at = this.clock.now();
+      peer.seq = ++this.seq;
+      return 'alive';
+    }
     const revived = this.dead.delete(name);
-    const known = this.live.delete(name);
-    this.heard(name);
-    return revived ? 'revived' : known ? 'alive' : 'new';
+    this.live.set(name, { at: this.clock.now(), seq: ++this.seq });
+    // a new peer's expiry is the latest of all: a timer armed already fires before it
+    if (this.timer === undefined) this.arm();
+    return revived ? 'revived' : 'new';
   }
 
   /** Any other message from the peer: renews a tracked, live peer (true); does not start tracking nor revive. */
   renew(name: string): boolean {
-    if (!this.live.delete(name)) return false;
-    this.heard(name);
+    const peer = this.live.get(name);
+    if (!peer) return false;
+    peer.at = this.clock.now();
+    peer.seq = ++this.seq;
     return true;
   }
 
@@ -66,7 +83,7 @@ export class LivenessTracker {
 
   /** When the peer was last heard of (undefined: not tracked). */
   lastHeard(name: string): number | undefined {
-    return this.live.get(name) ?? this.dead.get(name);
+    return this.live.get(name)?.at ?? this.dead.get(name);
   }
 
   /** Stops tracking the peer (gone for another reason; tracking starts over at its next READY or HEARTBEAT). */
@@ -76,14 +93,19 @@ export class LivenessTracker {
   }
 
   /**
-   * Declares dead, now, every live peer whose time is up. The timer does this by itself; a caller that acts on a tick
-   * of its own (sends heartbeats, say) calls it first, so that a peer whose timer is due at the same moment (or held
-   * up, in a stopped process) is dead before the tick acts, not after.
+   * Declares dead, now, every live peer whose time is up, longest silent first. The timer does this by itself; a
+   * caller that acts on a tick of its own (sends heartbeats, say) calls it first, so that a peer whose timer is due at
+   * the same moment (or held up, in a stopped process) is dead before the tick acts, not after.
    */
   sweep(): void {
     const now = this.clock.now();
-    for (const [name, at] of this.live) {
-      if (now - at < this.deadAfterMs) break; // the rest were heard of later
+    let due: [string, Peer][] | undefined;
+    for (const [name, peer] of this.live) if (now - peer.at >= this.deadAfterMs) (due ??= []).push([name, { at: peer.at, seq: peer.seq }]);
+    if (!due) return;
+    due.sort((x, y) => x[1].seq - y[1].seq);
+    for (const [name, { at, seq }] of due) {
+      // an onDead before may have renewed or forgotten it
+      if (this.live.get(name)?.seq !== seq) continue;
       this.live.delete(name);
       this.dead.set(name, at);
       this.opts.onDead(name, now - at);
@@ -98,19 +120,15 @@ export class LivenessTracker {
     this.dead.clear();
   }
 
-  private heard(name: string): void {
-    this.live.set(name, this.clock.now());
-    if (this.timer === undefined) this.arm();
-  }
-
-  /** Timer for the oldest live peer's expiry; a renewal of that peer makes it fire early, find nothing and re-arm. */
+  /** Timer for the earliest expiry of a live peer; renewals meanwhile make it fire early, find nothing and re-arm. */
   private arm(): void {
-    const oldest = this.live.values().next();
-    if (oldest.done) return;
+    let oldest = Infinity;
+    for (const peer of this.live.values()) if (peer.at < oldest) oldest = peer.at;
+    if (oldest === Infinity) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.sweep();
       if (this.timer === undefined) this.arm();
-    }, oldest.value + this.deadAfterMs - this.clock.now());
+    }, oldest + this.deadAfterMs - this.clock.now());
   }
 }

@@ -5,7 +5,7 @@
 import type { Logger } from '@esp/logging';
 import type { RawBus, RawMessage } from '@esp/middleware';
 import { failFrames, parseRequest, replyFrames } from './client-link';
-import { decodeFrames, encodeFrameParts } from './frames';
+import { decodeFrames, encodedSpan, encodeFrames } from './frames';
 import { QueueMachine, type QueueAction, type QueueOptions } from './queue-machine';
 import { pppSubjects } from './subjects';
 
@@ -95,14 +95,18 @@ export class PppQueue {
       case 'send': {
         let subject = this.workerSubjects.get(a.worker);
         if (!subject) this.workerSubjects.set(a.worker, (subject = subjects.worker(a.worker)));
-        this.bus.publishParts(subject, encodeFrameParts(a.frames));
+        this.bus.publish(subject, encodeFrames(a.frames));
         break;
       }
       case 'reply':
       case 'fail': {
         const reply = this.clients.get(a.request);
         this.clients.delete(a.request);
-        if (reply) this.bus.publishParts(reply, encodeFrameParts(a.type === 'reply' ? replyFrames(a.content) : failFrames(a.error)));
+        if (reply) {
+          const frames = a.type === 'reply' ? replyFrames(a.content) : failFrames(a.error);
+          // a reply is the tail of the worker's message, from its empty delimiter on: published as it came
+          this.bus.publish(reply, encodedSpan(frames) ?? encodeFrames(frames));
+        }
         if (a.type === 'fail') this.opts.log?.warn({ request: a.request, code: a.error.code }, a.error.message);
         break;
       }

@@ -4,13 +4,12 @@
  */
 import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
-import { decodeFrames, encodeFrameParts } from './frames';
+import { decodeFrames, encodeFrames } from './frames';
 import { pppSubjects } from './subjects';
 import { WorkerMachine, type WorkerAction, type WorkerOptions } from './worker-machine';
 
 /**
- * Gets the content frames of a request and returns those of the reply. The reply's frames are sent as they are at the
- * end of the current tick (they are not copied before, as with nats.js's own publish): don't reuse them for anything.
+ * Gets the content frames of a request and returns those of the reply (copied into the reply message at once).
  */
 export type PppHandler = (content: Uint8Array[]) => Uint8Array[] | Promise<Uint8Array[]>;
 
@@ -75,7 +74,7 @@ export class PppWorker {
       case 'send': {
         const frames = [this.idFrame];
         for (const f of a.frames) frames.push(f);
-        this.bus.publishParts(this.subjects.backend, encodeFrameParts(frames));
+        this.bus.publish(this.subjects.backend, encodeFrames(frames));
         break;
       }
       case 'request':
