@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findNatsServerBinary } from '@esp/testing';
 
 /** Debian's interpreter, which the PPP and FSCMT gateway tests run: the python3 on the PATH may lack zmq. */
 export const TEST_PYTHON = '/usr/bin/python3';
@@ -12,24 +11,9 @@ export interface Prerequisite {
   present(env: NodeJS.ProcessEnv): boolean;
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The same search as @esp/testing's findNatsServerBinary (NATS_SERVER_BIN, else the PATH, else the usual
- * directories), written out here so that the check starts in a blink instead of loading the test harnesses.
- */
+/** nats-server as the test harnesses find it: NATS_SERVER_BIN, else the PATH, else the usual directories. */
 export function natsServerPresent(env: NodeJS.ProcessEnv): boolean {
-  const explicit = env['NATS_SERVER_BIN'];
-  if (explicit) return executable(explicit);
-  const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
-  return [...dirs, '/usr/sbin', '/usr/local/bin', '/usr/bin'].some((dir) => executable(join(dir, 'nats-server')));
+  return findNatsServerBinary(env) !== undefined;
 }
 
 /** The interpreter to check: TEST_PYTHON, or ESP_TEST_PYTHON (the check's own tests point it at stand-ins). */
