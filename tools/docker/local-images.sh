@@ -51,7 +51,10 @@ build_base() {
 }
 
 build_node() {
-  have "$NODE" && return
+  # rebuilt when this machine's Node.js is not the one inside
+  if have "$NODE" && [ "$(docker image inspect -f '{{ index .Config.Labels "esp.node-version" }}' "$NODE")" = "$(node --version)" ]; then
+    return
+  fi
   local ctx
   ctx="$(mktemp -d)"
   cp "$(command -v node)" "$ctx/node"
@@ -67,6 +70,7 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node \
  && npm config set --global cafile /etc/ssl/certs/ca-certificates.crt
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+LABEL esp.node-version=$(node --version)
 CMD ["node"]
 DOCKERFILE
   log "building $NODE (Node $(node --version))"
