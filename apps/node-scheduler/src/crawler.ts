@@ -13,7 +13,8 @@ import { BodyTooLargeError, httpGet, type HttpGetOptions, type HttpGetResult } f
 import { indexableType, type IndexableFormat } from './indexable-type';
 import { extractLinks } from './link-extractor';
 import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
-import { ALLOW_ALL, DENY_ALL, parseRobots, robotsAllows, type RobotsRules } from './robots';
+import { robotsAllows } from './robots';
+import { ROBOTS_MAX_BYTES, RobotsCache } from './robots-cache';
 
 export interface CrawledPage {
   collection: string;
@@ -46,6 +47,8 @@ export interface CrawlerOptions {
   /** A page whose content another URI owns. */
   onDuplicate?: (page: CrawledPage, ownUri: string) => void;
   log?: Logger;
+  /** robots.txt unreachable: the first wait before reading it again (default 1 minute, doubling up to 30) */
+  robotsRetryMs?: number;
 }
 
 const utf8 = new TextDecoder();
@@ -68,7 +71,7 @@ export class Crawler {
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly robots = new Map<string, Promise<RobotsRules>>();
+  private readonly robots: RobotsCache;
   /** Fetches per URI, so tests and benchmarks can check "each page once". */
   readonly fetchCount = new Map<string, number>();
 
@@ -79,6 +82,14 @@ export class Crawler {
   constructor(private readonly opts: CrawlerOptions) {
     this.debug = opts.log?.isLevelEnabled('debug') ?? false;
     this.getOptions = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+    const robotsGet: HttpGetOptions = { ...this.getOptions, maxBodyBytes: ROBOTS_MAX_BYTES, truncate: true };
+    this.robots = new RobotsCache({
+      get: (url) => httpGet(url, robotsGet),
+      userAgent: this.getOptions.userAgent,
+      log: opts.log,
+      retryMs: opts.robotsRetryMs,
+      maxRetryMs: opts.robotsRetryMs === undefined ? undefined : opts.robotsRetryMs * 30,
+    });
   }
 
   get inFlight(): number {
@@ -128,8 +139,11 @@ export class Crawler {
     try {
       const url = new URL(uri);
       if (f.settings.robots) {
-        const rules = await this.robotsFor(url);
-        if (!robotsAllows(rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' });
+        const d = await this.robots.decide(url);
+        if (d.kind === 'unreachable') return m.fetched(f, { kind: 'deferred', retryInMs: d.retryInMs });
+        if (d.kind === 'given_up') return m.fetched(f, { kind: 'excluded' });
+        if (d.rules.crawlDelayMs !== undefined) m.crawlDelay(f, d.rules.crawlDelayMs);
+        if (!robotsAllows(d.rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' });
       }
       this.fetchCount.set(uri, (this.fetchCount.get(uri) ?? 0) + 1);
       let res: HttpGetResult;
@@ -166,24 +180,5 @@ export class Crawler {
     } catch (err) {
       m.fetched(f, { kind: 'error', reason: (err as Error).message });
     }
-  }
-
-  private robotsFor(url: URL): Promise<RobotsRules> {
-    const origin = url.origin;
-    let p = this.robots.get(origin);
-    if (!p) {
-      p = (async () => {
-        try {
-          const res = await httpGet(new URL('/robots.txt', origin), { ...this.getOptions, maxBodyBytes: 512 * 1024 });
-          if (res.status >= 400 && res.status < 500) return ALLOW_ALL;
-          if (res.status < 200 || res.status >= 300) return DENY_ALL;
-          return parseRobots(new TextDecoder().decode(res.body), this.getOptions.userAgent);
-        } catch {
-          return DENY_ALL;
-        }
-      })();
-      this.robots.set(origin, p);
-    }
-    return p;
   }
 }

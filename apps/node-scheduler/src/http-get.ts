@@ -24,6 +24,8 @@ export interface HttpGetOptions {
   timeoutMs: number;
   /** the body's size at most, decompressed */
   maxBodyBytes: number;
+  /** past the bound, keep the first `maxBodyBytes` bytes instead of failing (robots.txt: RFC 9309 2.5) */
+  truncate?: boolean;
 }
 
 export interface HttpGetResult {
@@ -76,7 +78,7 @@ export async function httpGet(url: URL, opts: HttpGetOptions): Promise<HttpGetRe
   }
   const declared = Number(header(res.headers['content-length']) ?? NaN);
   // a compressed body this long decompresses to more still
-  if (declared > opts.maxBodyBytes) {
+  if (declared > opts.maxBodyBytes && !opts.truncate) {
     // dump() with a zero limit closes the connection without surfacing an abort error of its own
     await res.body.dump({ limit: 0 }).catch(() => undefined);
     throw new BodyTooLargeError(opts.maxBodyBytes);
@@ -85,7 +87,7 @@ export async function httpGet(url: URL, opts: HttpGetOptions): Promise<HttpGetRe
     .split(',')
     .map((e) => e.trim().toLowerCase())
     .filter((e) => e !== '' && e !== 'identity');
-  const body = encodings.length === 0 ? await readBounded(res.body, opts.maxBodyBytes) : await decodeBounded(res.body, encodings, opts.maxBodyBytes);
+  const body = encodings.length === 0 ? await readBounded(res.body, opts.maxBodyBytes, opts.truncate) : await decodeBounded(res.body, encodings, opts.maxBodyBytes, opts.truncate);
   return { status: res.statusCode, location, contentType, contentTypeHeader, body };
 }
 
@@ -94,13 +96,18 @@ export function mediaType(contentTypeHeader: string): string {
   return (contentTypeHeader.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-async function readBounded(body: AsyncIterable<Uint8Array>, max: number): Promise<Uint8Array> {
+async function readBounded(body: AsyncIterable<Uint8Array>, max: number, truncate = false): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let n = 0;
-  // leaving the loop by a throw ends the iterator, which destroys the stream (and so the connection)
+  // leaving the loop by a throw or a break ends the iterator, which destroys the stream (and so the connection)
   for await (const chunk of body) {
+    if (n + chunk.length > max) {
+      if (!truncate) throw new BodyTooLargeError(max);
+      chunks.push(chunk.subarray(0, max - n));
+      n = max;
+      break;
+    }
     n += chunk.length;
-    if (n > max) throw new BodyTooLargeError(max);
     chunks.push(chunk);
   }
   return concat(chunks, n);
@@ -129,7 +136,7 @@ function decoder(encoding: string, first: number): Transform {
  * most `max` decompressed bytes. The decompressors produce output in 16 KiB chunks as it is read (backpressure), so
  * what is held stays near `max` whatever the compression ratio; past it, every stream of the pipeline is destroyed.
  */
-async function decodeBounded(body: AsyncIterable<Uint8Array>, encodings: string[], max: number): Promise<Uint8Array> {
+async function decodeBounded(body: AsyncIterable<Uint8Array>, encodings: string[], max: number, truncate: boolean | undefined): Promise<Uint8Array> {
   const it = body[Symbol.asyncIterator]();
   let head = await it.next();
   while (!head.done && head.value.length === 0) head = await it.next();
@@ -149,7 +156,7 @@ async function decodeBounded(body: AsyncIterable<Uint8Array>, encodings: string[
   }
   let out: Uint8Array = EMPTY;
   try {
-    const sink = async (decoded: AsyncIterable<Uint8Array>): Promise<void> => void (out = await readBounded(decoded, max));
+    const sink = async (decoded: AsyncIterable<Uint8Array>): Promise<void> => void (out = await readBounded(decoded, max, truncate));
     // a generator source and an async function sink are stages pipeline() takes; its typings list fixed arities only
     await (pipeline as (...stages: unknown[]) => Promise<void>)(source, ...decoders, sink);
   } catch (err) {

@@ -37,6 +37,7 @@ export const BLOCK_MS = 30 * 60_000;
 export const QUARANTINE_TICK_MS = 5_000;
 export const DEFAULT_KEEPALIVE_MS = 120_000;
 export const DEFAULT_STATS_MS = 60_000;
+export const MAX_CRAWL_DELAY_MS = 120_000;
 
 type SiteState = 'new' | 'resolving' | 'asking' | 'active' | 'blocked';
 
@@ -56,6 +57,8 @@ interface Site {
   docs: number;
   /** URIs fetched and fed, for delete site / URIs. */
   fetched: Set<string>;
+  /** robots.txt's Crawl-delay, when it asks for more than the configured delay (0: none) */
+  crawlDelayMs: number;
 }
 
 interface Collection {
@@ -115,6 +118,8 @@ export type FetchOutcome =
   | { kind: 'too_large'; maxBytes: number }
   | { kind: 'redirect'; location: string; status: number }
   | { kind: 'excluded' }
+  /** not fetched yet (robots.txt unreachable): back to the front of the site's queue, the site paused `retryInMs` */
+  | { kind: 'deferred'; retryInMs: number }
   | { kind: 'error'; reason: string };
 
 export interface NodeSchedulerEvents {
@@ -438,7 +443,7 @@ export class NodeSchedulerMachine {
     c.seen.add(uri);
     let s = c.sites.get(where.site);
     if (!s) {
-      s = { ...where, queue: [], state: 'new', ip: undefined, blockedUntil: 0, nextAt: 0, busy: false, processing: 0, docs: 0, fetched: new Set() };
+      s = { ...where, queue: [], state: 'new', ip: undefined, blockedUntil: 0, nextAt: 0, busy: false, processing: 0, docs: 0, fetched: new Set(), crawlDelayMs: 0 };
       c.sites.set(where.site, s);
     }
     if (front) s.queue.unshift(entry);
@@ -539,8 +544,17 @@ export class NodeSchedulerMachine {
     if (!c || !s || !s.busy) return;
     s.busy = false;
     s.processing++;
-    s.nextAt = this.opts.clock.now() + c.settings.delayMs;
+    s.nextAt = this.opts.clock.now() + Math.max(c.settings.delayMs, s.crawlDelayMs);
     this.events.onWork?.();
+  }
+
+  /**
+   * The site's robots.txt asks for this many milliseconds between requests (Crawl-delay): it is the site's delay
+   * when longer than the configured one, at most MAX_CRAWL_DELAY_MS (a robots.txt must not park a crawl for days).
+   */
+  crawlDelay(f: Fetch, ms: number): void {
+    const s = this.collections.get(f.collection)?.sites.get(f.site);
+    if (s) s.crawlDelayMs = Math.min(Math.max(0, ms), MAX_CRAWL_DELAY_MS);
   }
 
   /**
@@ -560,8 +574,8 @@ export class NodeSchedulerMachine {
     const c = this.collections.get(f.collection);
     const s = c?.sites.get(f.site);
     if (!c || !s) return;
-    if (s.busy && outcome.kind === 'excluded') {
-      // refused by robots.txt before any request: the site was not asked, so no politeness delay
+    if (s.busy && (outcome.kind === 'excluded' || outcome.kind === 'deferred')) {
+      // refused or put off by robots.txt before any request: the site was not asked, so no politeness delay
       s.busy = false;
       s.processing++;
     } else if (s.busy) this.requestDone(f);
@@ -596,6 +610,10 @@ export class NodeSchedulerMachine {
         break;
       case 'excluded':
         c.stats.excluded++;
+        break;
+      case 'deferred':
+        s.queue.unshift(f.entry);
+        s.nextAt = Math.max(s.nextAt, this.opts.clock.now() + outcome.retryInMs);
         break;
       case 'error':
         c.stats.errors++;
