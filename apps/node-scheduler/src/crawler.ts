@@ -13,7 +13,8 @@ import { BodyTooLargeError, httpGet, type HttpGetOptions, type HttpGetResult } f
 import { indexableType, type IndexableFormat } from './indexable-type';
 import { extractLinks } from './link-extractor';
 import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
-import { robotsAllows } from './robots';
+import { productToken, robotsAllows } from './robots';
+import { headerRobotsDirectives, mergeDirectives, NO_DIRECTIVES } from './robots-directives';
 import { ROBOTS_MAX_BYTES, RobotsCache } from './robots-cache';
 
 export interface CrawledPage {
@@ -72,6 +73,8 @@ export class Crawler {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly robots: RobotsCache;
+  /** our product token, for robots.txt groups and <meta name="..."> */
+  private readonly agent: string;
   /** Fetches per URI, so tests and benchmarks can check "each page once". */
   readonly fetchCount = new Map<string, number>();
 
@@ -82,6 +85,7 @@ export class Crawler {
   constructor(private readonly opts: CrawlerOptions) {
     this.debug = opts.log?.isLevelEnabled('debug') ?? false;
     this.getOptions = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+    this.agent = productToken(this.getOptions.userAgent);
     const robotsGet: HttpGetOptions = { ...this.getOptions, maxBodyBytes: ROBOTS_MAX_BYTES, truncate: true };
     this.robots = new RobotsCache({
       get: (url) => httpGet(url, robotsGet),
@@ -167,9 +171,18 @@ export class Crawler {
         if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, reason: type.reason }, 'not indexable: not fed');
         return m.fetched(f, { kind: 'not_indexable', reason: type.reason });
       }
-      const page = type.format === 'html' ? extractLinks(decodeForLinks(body, contentTypeHeader), uri, f.settings.linkTags) : { links: [], title: '' };
+      const page =
+        type.format === 'html'
+          ? extractLinks(decodeForLinks(body, contentTypeHeader), uri, f.settings.linkTags, { agent: this.agent })
+          : { links: [], title: '', refresh: undefined, robots: NO_DIRECTIVES };
+      const header = headerRobotsDirectives(res.robotsTag, this.agent);
+      const robots = mergeDirectives(header, page.robots);
       // links first: the site's next request must not wait for this page's duplicate check
-      m.linksFound(f, page.links);
+      m.linksFound(f, header.nofollow ? (page.refresh === undefined ? [] : [page.refresh]) : page.links);
+      if (robots.noindex) {
+        if (this.debug) this.opts.log?.debug({ collection: f.collection, uri }, 'noindex: links followed, not fed');
+        return m.fetched(f, { kind: 'noindex' });
+      }
       const checksum = new Uint8Array(createHash('md5').update(body).digest());
       const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, body, contentType: contentTypeHeader, format: type.format, checksum };
       const ownUri = await this.opts.checksum(f.collection, uri, checksum);

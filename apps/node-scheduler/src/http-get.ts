@@ -38,6 +38,8 @@ export interface HttpGetResult {
   contentTypeHeader: string;
   /** the body, decompressed, read only for 2xx answers (empty otherwise) */
   body: Uint8Array;
+  /** the X-Robots-Tag header(s), joined with ", " */
+  robotsTag?: string;
 }
 
 export class BodyTooLargeError extends Error {
@@ -88,7 +90,9 @@ export async function httpGet(url: URL, opts: HttpGetOptions): Promise<HttpGetRe
     .map((e) => e.trim().toLowerCase())
     .filter((e) => e !== '' && e !== 'identity');
   const body = encodings.length === 0 ? await readBounded(res.body, opts.maxBodyBytes, opts.truncate) : await decodeBounded(res.body, encodings, opts.maxBodyBytes, opts.truncate);
-  return { status: res.statusCode, location, contentType, contentTypeHeader, body };
+  const tag = res.headers['x-robots-tag'];
+  const robotsTag = Array.isArray(tag) ? tag.join(', ') : tag;
+  return { status: res.statusCode, location, contentType, contentTypeHeader, body, robotsTag };
 }
 
 /** "text/html; charset=ISO-8859-1" -> "text/html". */

@@ -80,7 +80,8 @@ interface Collection {
 /**
  * A collection's counters (sent in CMD_UM_STAT). Every 2xx answer read is `fetched`, and is then exactly one of
  * `fed` (handed to the feeding client), `duplicates` (another URI owns its content), `unfed` (owned, but feeding is
- * off or suspended), `excluded_type` (not a type the pipeline indexes) or `excluded_size` (over the body bound).
+ * off or suspended), `excluded_type` (not a type the pipeline indexes), `excluded_size` (over the body bound) or
+ * `noindex` (the page says noindex: meta robots or X-Robots-Tag).
  * `excluded` counts URIs never fetched (robots.txt, include / exclude rules). `feed_failed` counts documents the
  * feeding chain took and then failed (a processing error, document_too_large...): the feeding client's outcomes.
  */
@@ -91,13 +92,14 @@ export interface CrawlStats {
   unfed: number;
   excluded_type: number;
   excluded_size: number;
+  noindex: number;
   excluded: number;
   errors: number;
   redirects: number;
   feed_failed: number;
 }
 
-const noStats = (): CrawlStats => ({ fetched: 0, fed: 0, duplicates: 0, unfed: 0, excluded_type: 0, excluded_size: 0, excluded: 0, errors: 0, redirects: 0, feed_failed: 0 });
+const noStats = (): CrawlStats => ({ fetched: 0, fed: 0, duplicates: 0, unfed: 0, excluded_type: 0, excluded_size: 0, noindex: 0, excluded: 0, errors: 0, redirects: 0, feed_failed: 0 });
 
 export interface Fetch {
   collection: string;
@@ -116,6 +118,8 @@ export type FetchOutcome =
   | { kind: 'not_indexable'; reason: string }
   /** the body (decompressed) is over the crawler's bound */
   | { kind: 'too_large'; maxBytes: number }
+  /** read, its links followed (unless nofollow), not fed: the page asks not to be indexed */
+  | { kind: 'noindex' }
   | { kind: 'redirect'; location: string; status: number }
   | { kind: 'excluded' }
   /** not fetched yet (robots.txt unreachable): back to the front of the site's queue, the site paused `retryInMs` */
@@ -602,6 +606,10 @@ export class NodeSchedulerMachine {
       case 'not_indexable':
         c.stats.fetched++;
         c.stats.excluded_type++;
+        break;
+      case 'noindex':
+        c.stats.fetched++;
+        c.stats.noindex++;
         break;
       case 'too_large':
         c.stats.fetched++;

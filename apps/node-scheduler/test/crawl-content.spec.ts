@@ -152,6 +152,7 @@ describe('crawling a site with large pages, stylesheets, images, Latin-1 and com
       unfed: 0,
       excluded_type: 3,
       excluded_size: 1,
+      noindex: 0,
       excluded: 0,
       errors: 0,
       redirects: 0,
