@@ -8,8 +8,11 @@
  *   include_uris / exclude_uris   sections of list-strings prefix, suffix, exact, regexp     default all / none
  *   robots          boolean       obey robots.txt                                            default yes
  *   link_extraction section       tags whose links are followed (2.2.2.3.3 integer keys)     default a, area, frame, link, meta_refresh
+ *   strip_query_params list-string query parameters removed from every URI before it is      default none
+ *                                 queued: names ("sessionid") or prefixes ("utm_*"), any case (see url-normalize.ts)
  */
 import { FSCMT_LINK_EXTRACTION_KEYS, FswcuDict, FswcuFloat, type FswcuValue } from '@esp/codecs';
+import { queryParamMatcher, type QueryParamMatcher } from './url-normalize';
 
 export class CrawlSettingsError extends Error {
   override readonly name = 'CrawlSettingsError';
@@ -32,6 +35,8 @@ export interface CrawlSettings {
   robots: boolean;
   /** FSCMT_LINK_EXTRACTION_KEYS bits of the tags to follow. */
   linkTags: number;
+  /** query parameters removed from URIs (strip_query_params) */
+  stripQuery: QueryParamMatcher | undefined;
 }
 
 const K = FSCMT_LINK_EXTRACTION_KEYS;
@@ -88,6 +93,8 @@ export function crawlSettings(dspec: FswcuDict): CrawlSettings {
     for (const [k, v] of le.entries) if (typeof k === 'number' && v === 1) linkTags |= k;
   }
   const robots = dspec.getText('robots');
+  const strip = dspec.getText('strip_query_params');
+  if (strip !== undefined && !Array.isArray(strip)) throw new CrawlSettingsError('strip_query_params must be a list-string');
   return {
     delayMs: Math.round(delay * 1000),
     maxDocsPerSite: maxDoc > 0 ? maxDoc : Infinity,
@@ -96,6 +103,7 @@ export function crawlSettings(dspec: FswcuDict): CrawlSettings {
     exclude: rules(dspec.getText('exclude_uris'), 'exclude_uris'),
     robots: robots === undefined ? true : robots === 1 || robots === true,
     linkTags,
+    stripQuery: strip === undefined ? undefined : queryParamMatcher(strip.map((v) => text(v) ?? '')),
   };
 }
 

@@ -32,6 +32,7 @@ import { KeepaliveOutbox } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
 import { crawlSettings, uriAllowed, type CrawlSettings } from './crawl-settings';
+import { normalizeUri } from './url-normalize';
 
 export const BLOCK_MS = 30 * 60_000;
 export const QUARANTINE_TICK_MS = 5_000;
@@ -432,10 +433,16 @@ export class NodeSchedulerMachine {
     this.toMns({ command: 'CMD_UM_DELETE_OK', dspecName: name });
   }
 
-  /** A queue entry for this node (from the multinode scheduler, or a link found here). */
+  /** A queue entry for this node (from the multinode scheduler, or a link found here), its URI normalised. */
   enqueue(collection: string, entry: FscmtQueueEntry, front = false): void {
     const c = this.collections.get(collection);
     if (!c || c.state === FSCMT_CONF_STATES.REMOVING) return;
+    const uri = normalizeUri(entry.uri.uri, c.settings.stripQuery);
+    if (uri === undefined) return;
+    this.enqueueNormalized(c, uri === entry.uri.uri ? entry : { ...entry, uri: fscmtParsedUri(uri) }, front);
+  }
+
+  private enqueueNormalized(c: Collection, entry: FscmtQueueEntry, front: boolean): void {
     const uri = entry.uri.uri;
     if (c.seen.has(uri)) return;
     const where = siteOf(uri);
@@ -648,13 +655,16 @@ export class NodeSchedulerMachine {
     }
   }
 
-  private link(c: Collection, uri: string, referrer: string, depth: number, redirects: FscmtRedirect[]): void {
+  private link(c: Collection, raw: string, referrer: string, depth: number, redirects: FscmtRedirect[]): void {
     // most links of a page were seen before (menus, cross links): answer those with a set lookup, before any parsing
-    if (c.seen.has(uri)) return;
+    if (c.seen.has(raw)) return;
+    // one spelling per page before the seen check, so that a page linked in two spellings is fetched once
+    const uri = normalizeUri(raw, c.settings.stripQuery);
+    if (uri === undefined || (uri !== raw && c.seen.has(uri))) return;
     const where = siteOf(uri);
     if (!where) return;
     const route = this.routes.get(c.name)?.get(where.site);
-    if (route?.nodeId === this.opts.nodeId) return this.enqueue(c.name, entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0));
+    if (route?.nodeId === this.opts.nodeId) return this.enqueueNormalized(c, entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0), false);
     if (c.forwarded.has(uri)) return;
     const entry = entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0);
     if (!uriAllowed(c.settings, uri)) {
