@@ -12,6 +12,7 @@ import type { Logger } from '@esp/logging';
 import { BodyTooLargeError, httpGet, type HttpGetOptions, type HttpGetResult } from './http-get';
 import { indexableType, type IndexableFormat } from './indexable-type';
 import { extractLinks } from './link-extractor';
+import { pageText, preloadPageText } from './page-text';
 import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
 import { productToken, robotsAllows } from './robots';
 import { headerRobotsDirectives, mergeDirectives, NO_DIRECTIVES } from './robots-directives';
@@ -52,21 +53,6 @@ export interface CrawlerOptions {
   robotsRetryMs?: number;
 }
 
-const utf8 = new TextDecoder();
-
-/** The text of an HTML page for link extraction, in the header's charset when the platform knows it. */
-function decodeForLinks(body: Uint8Array, contentType: string): string {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
-  if (charset) {
-    try {
-      return new TextDecoder(charset).decode(body);
-    } catch {
-      // an unknown label: UTF-8 (links are mostly ASCII)
-    }
-  }
-  return utf8.decode(body);
-}
-
 export class Crawler {
   private running = 0;
   private scheduled = false;
@@ -86,6 +72,8 @@ export class Crawler {
     this.debug = opts.log?.isLevelEnabled('debug') ?? false;
     this.getOptions = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
     this.agent = productToken(this.getOptions.userAgent);
+    // loaded in the background; a failure shows on the first HTML page
+    preloadPageText().catch(() => undefined);
     const robotsGet: HttpGetOptions = { ...this.getOptions, maxBodyBytes: ROBOTS_MAX_BYTES, truncate: true };
     this.robots = new RobotsCache({
       get: (url) => httpGet(url, robotsGet),
@@ -173,7 +161,7 @@ export class Crawler {
       }
       const page =
         type.format === 'html'
-          ? extractLinks(decodeForLinks(body, contentTypeHeader), uri, f.settings.linkTags, { agent: this.agent })
+          ? extractLinks((await pageText(body, contentTypeHeader)).text, uri, f.settings.linkTags, { agent: this.agent })
           : { links: [], title: '', refresh: undefined, robots: NO_DIRECTIVES };
       const header = headerRobotsDirectives(res.robotsTag, this.agent);
       const robots = mergeDirectives(header, page.robots);

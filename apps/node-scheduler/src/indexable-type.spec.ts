@@ -26,6 +26,13 @@ describe('indexable type', () => {
     expect(d).toEqual({ indexable: false, reason: 'served as text/css, a type the pipeline does not index' });
   });
 
+  it('text declared for bytes with a byte order mark stays text (FF FE also opens an MPEG frame)', async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<html><body>x</body></html>', 'utf16le')]);
+    expect(await indexableType('text/html', utf16)).toEqual({ indexable: true, format: 'html' });
+    expect(await indexableType('text/plain', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('ab', 'utf16le').swap16()]))).toEqual({ indexable: true, format: 'text' });
+    expect((await indexableType('image/png', utf16)).indexable).toBe(false);
+  });
+
   it('the bytes win over the header: a PNG served as text/html is a PNG; gzip bytes never decompressed are not HTML', async () => {
     const png = makePng();
     expect(new TextDecoder('latin1').decode(png)).toContain('IHDR');

@@ -3,7 +3,8 @@
  * (text/html, application/xhtml+xml), XML (text/xml, application/xml, any +xml type but images), plain text, PDF
  * and DOCX. Magic numbers win over the header: a PNG served as text/html is a PNG, and a PDF served as
  * application/octet-stream is a PDF. A type named by the header that the bytes contradict (application/pdf that
- * does not start with %PDF) is not fed: its text extraction could only fail.
+ * does not start with %PDF) is not fed: its text extraction could only fail. A text type declared for bytes that open
+ * with a Unicode byte order mark stays text: FF FE, the UTF-16LE mark, also opens an MPEG audio frame.
  *
  *   const d = await indexableType('text/html; charset=ISO-8859-1', body);
  *   if (d.indexable) feed(body, d.format); else log.debug({ reason: d.reason }, 'not indexable');
@@ -32,9 +33,14 @@ export function declaredFormat(media: string): IndexableFormat | undefined {
 /** WHATWG MIME Sniffing 7.1, the HTML patterns: an untyped body that opens like HTML is HTML. */
 const LOOKS_LIKE_HTML = /^(?:\uFEFF)?[\t\n\f\r ]*<(?:!doctype html|html|head|body|title|!--)[\t\n\f\r >]/i;
 
+function startsWithBom(b: Uint8Array): boolean {
+  return (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff) || (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf);
+}
+
 export async function indexableType(contentTypeHeader: string, bytes: Uint8Array): Promise<IndexableDecision> {
   const media = mediaType(contentTypeHeader);
   const declared = declaredFormat(media);
+  if ((declared === 'html' || declared === 'xml' || declared === 'text') && startsWithBom(bytes)) return { indexable: true, format: declared };
   const sniffed = bytes.length > 0 ? await fileTypeFromBuffer(bytes) : undefined;
   const as = media === '' ? 'served without a content type' : `served as ${media}`;
   if (sniffed) {

@@ -22,3 +22,4 @@ export { PROCESSING_ERROR_CODES, PROCESSING_WARNING_CODE, StageFailure, type Ope
 export { WorkingDocument, type AttributeChange } from './working-document';
 export { STAGE_TYPES } from './stages';
 export { CONTENT_TYPE_BY_EXTENSION } from './stages/content-type';
+export { charsetName, decideCharset, DEFAULT_CHARSET_OPTIONS, type CharsetDecision, type CharsetSource } from './stages/charset';

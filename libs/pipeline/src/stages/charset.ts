@@ -28,6 +28,9 @@ export const charsetOptions = z.strictObject({
 });
 export type CharsetOptions = z.output<typeof charsetOptions>;
 
+/** The charset stage's defaults, for callers of decideCharset outside a pipeline (the crawler's link extraction). */
+export const DEFAULT_CHARSET_OPTIONS: CharsetOptions = charsetOptions.parse({});
+
 /** Where the character set of a document was found. */
 export type CharsetSource = 'bom' | 'content type' | 'meta' | 'xml declaration' | 'utf-8 bytes' | 'detector' | 'fallback';
 
