@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@esp/logging';
 import { BodyTooLargeError, httpGet, type HttpGetOptions, type HttpGetResult } from './http-get';
-import { indexableType, type IndexableFormat } from './indexable-type';
+import { indexableType, unwantedMedia, type IndexableFormat } from './indexable-type';
 import { extractLinks } from './link-extractor';
 import { pageText, preloadPageText } from './page-text';
 import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
@@ -70,11 +70,12 @@ export class Crawler {
 
   constructor(private readonly opts: CrawlerOptions) {
     this.debug = opts.log?.isLevelEnabled('debug') ?? false;
-    this.getOptions = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+    const base = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+    this.getOptions = { ...base, wanted: (media) => !unwantedMedia(media) };
     this.agent = productToken(this.getOptions.userAgent);
     // loaded in the background; a failure shows on the first HTML page
     preloadPageText().catch(() => undefined);
-    const robotsGet: HttpGetOptions = { ...this.getOptions, maxBodyBytes: ROBOTS_MAX_BYTES, truncate: true };
+    const robotsGet: HttpGetOptions = { ...base, maxBodyBytes: ROBOTS_MAX_BYTES, truncate: true };
     this.robots = new RobotsCache({
       get: (url) => httpGet(url, robotsGet),
       userAgent: this.getOptions.userAgent,
@@ -154,7 +155,7 @@ export class Crawler {
       const { body, contentTypeHeader } = res;
       m.requestDone(f);
       if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length, contentType: contentTypeHeader }, 'page fetched');
-      const type = await indexableType(contentTypeHeader, body);
+      const type = res.skipped ? { indexable: false as const, reason: `served as ${res.contentType}: body not read` } : await indexableType(contentTypeHeader, body);
       if (!type.indexable) {
         if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, reason: type.reason }, 'not indexable: not fed');
         return m.fetched(f, { kind: 'not_indexable', reason: type.reason });

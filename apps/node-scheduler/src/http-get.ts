@@ -26,6 +26,8 @@ export interface HttpGetOptions {
   maxBodyBytes: number;
   /** past the bound, keep the first `maxBodyBytes` bytes instead of failing (robots.txt: RFC 9309 2.5) */
   truncate?: boolean;
+  /** for a 2xx answer of this media type, is the body worth reading? (default yes); if not it is discarded */
+  wanted?: (media: string) => boolean;
 }
 
 export interface HttpGetResult {
@@ -40,6 +42,8 @@ export interface HttpGetResult {
   body: Uint8Array;
   /** the X-Robots-Tag header(s), joined with ", " */
   robotsTag?: string;
+  /** the body was not read: `wanted` said its media type is of no use */
+  skipped?: boolean;
 }
 
 export class BodyTooLargeError extends Error {
@@ -77,6 +81,11 @@ export async function httpGet(url: URL, opts: HttpGetOptions): Promise<HttpGetRe
     // free the connection for the next request without reading what nobody will use
     await res.body.dump();
     return { status: res.statusCode, location, contentType, contentTypeHeader, body: EMPTY };
+  }
+  if (opts.wanted && !opts.wanted(contentType)) {
+    // dump() reads a little (a short body keeps its connection), then closes the connection
+    await res.body.dump().catch(() => undefined);
+    return { status: res.statusCode, location, contentType, contentTypeHeader, body: EMPTY, skipped: true };
   }
   const declared = Number(header(res.headers['content-length']) ?? NaN);
   // a compressed body this long decompresses to more still

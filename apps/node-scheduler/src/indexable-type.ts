@@ -30,6 +30,16 @@ export function declaredFormat(media: string): IndexableFormat | undefined {
   return undefined;
 }
 
+/**
+ * Media types whose bodies are not read at all: images, audio, video, fonts, stylesheets and scripts are never
+ * documents, and their bytes cannot be a PDF or DOCX served under the wrong name in practice. Kept narrow: an
+ * unknown or generic type (application/octet-stream) is read and sniffed.
+ */
+export function unwantedMedia(media: string): boolean {
+  if (/^(image|audio|video|font)\//.test(media)) return true;
+  return media === 'text/css' || media === 'text/javascript' || media === 'application/javascript' || media === 'application/x-javascript' || media === 'application/wasm';
+}
+
 /** WHATWG MIME Sniffing 7.1, the HTML patterns: an untyped body that opens like HTML is HTML. */
 const LOOKS_LIKE_HTML = /^(?:\uFEFF)?[\t\n\f\r ]*<(?:!doctype html|html|head|body|title|!--)[\t\n\f\r >]/i;
 

@@ -32,7 +32,7 @@ beforeAll(async () => {
   const cp1251 = iconv.encode(page('Привет мир', '/мир.html').replace('__META__', ''), 'windows-1251');
   const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(page('Ünïcödé sixteen', '/ü16.html').replace('__META__', ''), 'utf-16le')]);
   const latin1 = iconv.encode(page('Café crème', '/café.html').replace('__META__', '<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'), 'latin1');
-  const index = ['/sjis.html', '/cp1251.html', '/utf16.html', '/latin1.html', '/gzip.html', '/br.html', '/deflate.html', '/bomb.html', '/corrupt.html', '/style.css', '/app.js', '/module.mjs', '/font.woff2', '/logo.png', '/doc.pdf', '/doc.docx', '/notes.txt', '/feed.xml'];
+  const index = ['/sjis.html', '/cp1251.html', '/utf16.html', '/latin1.html', '/gzip.html', '/br.html', '/deflate.html', '/bomb.html', '/corrupt.html', '/style.css', '/app.js', '/module.mjs', '/font.woff2', '/logo.png', '/doc.pdf', '/doc.docx', '/notes.txt', '/feed.xml', '/movie.mp4'];
   const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
   const compressed = '<html><head><title>Compressed</title></head><body><a href="/after-compressed.html">on</a></body></html>';
   Object.assign(routes, {
@@ -55,6 +55,8 @@ beforeAll(async () => {
     '/doc.docx': { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', body: await makeDocx('A word document') },
     '/notes.txt': { type: 'text/plain; charset=utf-8', body: utf8('plain notes') },
     '/feed.xml': { type: 'application/rss+xml', body: utf8('<?xml version="1.0"?><rss><channel><title>t</title></channel></rss>') },
+    // over the body bound: counted by its type, not its size, since its body is not read
+    '/movie.mp4': { type: 'video/mp4', body: Buffer.alloc(3 << 20) },
     '/after-compressed.html': { type: 'text/html', body: utf8('<p>reached from a compressed page</p>') },
   } satisfies Record<string, Route>);
   for (const p of ['/日本.html', '/мир.html', '/ü16.html', '/café.html']) routes[encodeURI(p)] = { type: 'text/html; charset=utf-8', body: utf8(`<p>${p}</p>`) };
@@ -93,14 +95,14 @@ describe('fetching', () => {
     expect(run.machine.stats('web')).toMatchObject({ excluded_size: 1, errors: 1 });
   });
 
-  it('feeds HTML, text, XML, PDF and DOCX; not stylesheets, scripts, fonts or images', () => {
+  it('feeds HTML, text, XML, PDF and DOCX; not stylesheets, scripts, fonts, images or video (whose bodies are not read)', () => {
     expect(fedPaths()).toEqual(
       [
         '/', '/after-compressed.html', '/br.html', '/café.html', '/cp1251.html', '/deflate.html', '/doc.docx', '/doc.pdf', '/feed.xml', '/gzip.html',
         '/latin1.html', '/notes.txt', '/sjis.html', '/utf16.html', '/ü16.html', '/мир.html', '/日本.html',
       ].sort(),
     );
-    expect(run.machine.stats('web')).toMatchObject({ excluded_type: 5 });
-    for (const p of ['/style.css', '/app.js', '/module.mjs', '/font.woff2', '/logo.png']) expect(site.hits(p), p).toBe(1);
+    expect(run.machine.stats('web')).toMatchObject({ excluded_type: 6, excluded_size: 1 });
+    for (const p of ['/style.css', '/app.js', '/module.mjs', '/font.woff2', '/logo.png', '/movie.mp4']) expect(site.hits(p), p).toBe(1);
   });
 });
