@@ -8,6 +8,8 @@
  *   include_uris / exclude_uris   sections of list-strings prefix, suffix, exact, regexp     default all / none
  *   robots          boolean       obey robots.txt                                            default yes
  *   link_extraction section       tags whose links are followed (2.2.2.3.3 integer keys)     default a, area, frame, link, meta_refresh
+ *   sitemaps        boolean       read the site's sitemaps (robots.txt Sitemap lines, else    default yes
+ *                                 /sitemap.xml): their URLs of the site are queued as start URIs
  *   strip_query_params list-string query parameters removed from every URI before it is      default none
  *                                 queued: names ("sessionid") or prefixes ("utm_*"), any case (see url-normalize.ts)
  */
@@ -35,6 +37,8 @@ export interface CrawlSettings {
   robots: boolean;
   /** FSCMT_LINK_EXTRACTION_KEYS bits of the tags to follow. */
   linkTags: number;
+  /** the sitemaps' URLs of each site are start URIs */
+  sitemaps: boolean;
   /** query parameters removed from URIs (strip_query_params) */
   stripQuery: QueryParamMatcher | undefined;
 }
@@ -72,6 +76,10 @@ function rules(v: FswcuValue | undefined, name: string): UriRules | undefined {
   return { prefix: list('prefix'), suffix: list('suffix'), exact: list('exact'), regexp };
 }
 
+function flag(v: FswcuValue | undefined, byDefault: boolean): boolean {
+  return v === undefined ? byDefault : v === 1 || v === true;
+}
+
 export function crawlSettings(dspec: FswcuDict): CrawlSettings {
   const delay = num(dspec.getText('delay'), 'delay') ?? 60;
   if (!(delay >= 0)) throw new CrawlSettingsError('delay must be >= 0');
@@ -103,6 +111,7 @@ export function crawlSettings(dspec: FswcuDict): CrawlSettings {
     exclude: rules(dspec.getText('exclude_uris'), 'exclude_uris'),
     robots: robots === undefined ? true : robots === 1 || robots === true,
     linkTags,
+    sitemaps: flag(dspec.getText('sitemaps'), true),
     stripQuery: strip === undefined ? undefined : queryParamMatcher(strip.map((v) => text(v) ?? '')),
   };
 }

@@ -17,6 +17,7 @@ import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-mac
 import { productToken, robotsAllows } from './robots';
 import { headerRobotsDirectives, mergeDirectives, NO_DIRECTIVES } from './robots-directives';
 import { ROBOTS_MAX_BYTES, RobotsCache } from './robots-cache';
+import { readSitemaps } from './sitemap';
 
 export interface CrawledPage {
   collection: string;
@@ -59,6 +60,8 @@ export class Crawler {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly robots: RobotsCache;
+  /** "<collection> <origin>" whose sitemaps were read (once a process) */
+  private readonly sitemapsRead = new Set<string>();
   /** our product token, for robots.txt groups and <meta name="..."> */
   private readonly agent: string;
   /** Fetches per URI, so tests and benchmarks can check "each page once". */
@@ -131,13 +134,16 @@ export class Crawler {
     const uri = f.entry.uri.uri;
     try {
       const url = new URL(uri);
+      let sitemaps: string[] = [];
       if (f.settings.robots) {
         const d = await this.robots.decide(url);
         if (d.kind === 'unreachable') return m.fetched(f, { kind: 'deferred', retryInMs: d.retryInMs });
         if (d.kind === 'given_up') return m.fetched(f, { kind: 'excluded' });
         if (d.rules.crawlDelayMs !== undefined) m.crawlDelay(f, d.rules.crawlDelayMs);
+        sitemaps = d.rules.sitemaps;
         if (!robotsAllows(d.rules, url.pathname + url.search)) return m.fetched(f, { kind: 'excluded' });
       }
+      this.readSitemaps(f, url, sitemaps);
       this.fetchCount.set(uri, (this.fetchCount.get(uri) ?? 0) + 1);
       let res: HttpGetResult;
       try {
@@ -182,5 +188,24 @@ export class Crawler {
     } catch (err) {
       m.fetched(f, { kind: 'error', reason: (err as Error).message });
     }
+  }
+
+  /** Once per collection and origin, in the background: the sitemaps' URLs become start URIs of the site. */
+  private readSitemaps(f: Fetch, url: URL, sources: string[]): void {
+    const key = `${f.collection} ${url.origin}`;
+    if (!f.settings.sitemaps || this.sitemapsRead.has(key)) return;
+    this.sitemapsRead.add(key);
+    const m = this.opts.machine;
+    m.sitemapsStarted(f);
+    const referrer = sources[0] ?? new URL('/sitemap.xml', url).href;
+    readSitemaps({ get: (u) => httpGet(u, this.getOptions), site: url, sources, maxBodyBytes: this.getOptions.maxBodyBytes, gapMs: f.settings.delayMs, log: this.opts.log })
+      .then((uris) => {
+        if (uris.length > 0) this.opts.log?.info({ collection: f.collection, site: f.site, uris: uris.length }, 'sitemaps read: their URLs are start URIs');
+        m.sitemapsRead(f, referrer, uris);
+      })
+      .catch((err: unknown) => {
+        this.opts.log?.info({ collection: f.collection, site: f.site, err: (err as Error).message }, 'sitemaps not read');
+        m.sitemapsRead(f, referrer, []);
+      });
   }
 }

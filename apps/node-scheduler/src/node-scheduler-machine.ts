@@ -580,6 +580,23 @@ export class NodeSchedulerMachine {
     this.events.onWork?.();
   }
 
+  /** The crawler reads the site's sitemaps: the site is not released meanwhile. */
+  sitemapsStarted(f: Fetch): void {
+    const s = this.collections.get(f.collection)?.sites.get(f.site);
+    if (s) s.processing++;
+  }
+
+  /** The site's sitemaps listed these URIs: start URIs of the crawl (depth 0), queued or routed as links are. */
+  sitemapsRead(f: Fetch, referrer: string, uris: string[]): void {
+    const c = this.collections.get(f.collection);
+    const s = c?.sites.get(f.site);
+    if (!c || !s) return;
+    s.processing = Math.max(0, s.processing - 1);
+    for (const uri of uris) this.link(c, uri, referrer, 0, []);
+    if (s.queue.length === 0 && !s.busy && s.processing === 0) this.release(c, s);
+    this.events.onWork?.();
+  }
+
   /** The crawler reports a fetch: links are queued here or sent to the multinode scheduler. */
   fetched(f: Fetch, outcome: FetchOutcome): void {
     const c = this.collections.get(f.collection);

@@ -48,8 +48,9 @@ export class TestSite {
     return this.requests.filter((r) => r.path === path).length;
   }
 
+  /** The paths requested, robots.txt and sitemap.xml aside. */
   pages(): string[] {
-    return this.requests.map((r) => r.path).filter((p) => p !== '/robots.txt');
+    return this.requests.map((r) => r.path).filter((p) => p !== '/robots.txt' && p !== '/sitemap.xml');
   }
 
   async stop(): Promise<void> {

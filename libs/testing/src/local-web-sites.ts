@@ -67,7 +67,8 @@ export class LocalWebSites {
 
   get totalHits(): number {
     let n = 0;
-    for (const [url, c] of this.hits) if (!url.endsWith('/robots.txt')) n += c;
+    // robots.txt and sitemap.xml are the crawler's, not pages
+    for (const [url, c] of this.hits) if (!url.endsWith('/robots.txt') && !url.endsWith('/sitemap.xml')) n += c;
     return n;
   }
 
