@@ -49,6 +49,12 @@ beforeAll(async () => {
     } else if (req.url === '/zstd') {
       res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'zstd' });
       res.end(Buffer.from('whatever'));
+    } else if (req.url === '/long-gzip') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(gzipSync('z'.repeat(200_000)));
+    } else if (req.url === '/wanted-not') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(Buffer.alloc(5000));
     } else if (req.url === '/stall') {
       // headers never come
     } else {
@@ -121,6 +127,21 @@ describe('httpGet', () => {
     clearInterval(sampler);
     // 64 MiB decompressed would show; the bound (1 MiB) and a few zlib chunks do not come near
     expect(peak - before).toBeLessThan(16 << 20);
+    expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
+  });
+
+  it('truncate: keeps the first bytes past the bound instead of failing, plain or compressed', async () => {
+    const plain = await httpGet(new URL('/big-chunked', base), { ...opts, truncate: true });
+    expect(plain.body.length).toBe(1_000);
+    const gz = await httpGet(new URL('/long-gzip', base), { ...opts, truncate: true });
+    expect(new TextDecoder().decode(gz.body)).toBe('z'.repeat(1_000));
+    expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
+  });
+
+  it('a body of an unwanted media type is not read', async () => {
+    const res = await httpGet(new URL('/wanted-not', base), { ...opts, wanted: (m) => !m.startsWith('image/') });
+    expect(res).toMatchObject({ status: 200, contentType: 'image/png', skipped: true });
+    expect(res.body.length).toBe(0);
     expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
   });
 

@@ -168,11 +168,17 @@ async function decodeBounded(body: AsyncIterable<Uint8Array>, encodings: string[
     }
   }
   let out: Uint8Array = EMPTY;
+  let read = false;
   try {
-    const sink = async (decoded: AsyncIterable<Uint8Array>): Promise<void> => void (out = await readBounded(decoded, max, truncate));
+    const sink = async (decoded: AsyncIterable<Uint8Array>): Promise<void> => {
+      out = await readBounded(decoded, max, truncate);
+      read = true;
+    };
     // a generator source and an async function sink are stages pipeline() takes; its typings list fixed arities only
     await (pipeline as (...stages: unknown[]) => Promise<void>)(source, ...decoders, sink);
   } catch (err) {
+    // a truncating sink that stopped early aborts the stages before it: what it kept is the answer
+    if (read) return out;
     if (typeof (err as { errno?: unknown }).errno === 'number') {
       throw new ContentEncodingError(`${encodings.join(', ')} body does not decompress: ${(err as Error).message}`, { cause: err });
     }
