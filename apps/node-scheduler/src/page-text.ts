@@ -9,6 +9,7 @@
  *   preloadPageText();
  *   const html = await pageText(body, 'text/html; charset=Shift_JIS');
  */
+import { TextDecoder } from 'node:util';
 import { mediaType } from './http-get';
 
 type Charsets = Pick<typeof import('@esp/pipeline'), 'decideCharset' | 'charsetName' | 'DEFAULT_CHARSET_OPTIONS'>;
@@ -29,10 +30,24 @@ export async function pageText(body: Uint8Array, contentTypeHeader: string): Pro
   const d = decideCharset(body, contentType, DEFAULT_CHARSET_OPTIONS);
   const charset = charsetName(d.label);
   const bytes = body.subarray(d.bom);
-  try {
-    return { text: new TextDecoder(charset).decode(bytes), charset };
-  } catch {
-    // a label the platform does not know: links are mostly ASCII, which windows-1252 reads as such
-    return { text: new TextDecoder('windows-1252').decode(bytes), charset: 'windows-1252' };
+  const decoder = decoderFor(charset);
+  return { text: decoder.decode(bytes), charset: decoder.encoding };
+}
+
+const decoders = new Map<string, TextDecoder>();
+
+/** One decoder per charset (a page at a time uses it); a label the platform does not know reads as windows-1252. */
+function decoderFor(charset: string): TextDecoder {
+  let d = decoders.get(charset);
+  if (!d) {
+    try {
+      d = new TextDecoder(charset);
+    } catch {
+      // links are mostly ASCII, which windows-1252 reads as such
+      d = new TextDecoder('windows-1252');
+    }
+    // labels come from the web: a few dozen real ones, any number of made-up ones
+    if (decoders.size < 64) decoders.set(charset, d);
   }
+  return d;
 }
