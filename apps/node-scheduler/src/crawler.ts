@@ -1,8 +1,11 @@
 /**
  * The node scheduler's I/O edge: takes fetches from the machine as sites become due (at most `concurrency` at
- * once, one per site), fetches over HTTP(S) with robots.txt, bounded bodies and timeouts, keeps only the types the
- * pipeline indexes (indexable-type.ts), extracts links from HTML, checks the content checksum with the duplicate
- * server, and hands the owner's copy, its raw bytes and the server's Content-Type header, to `feed`.
+ * once, one per site), fetches over HTTP(S) with robots.txt (robots-cache.ts: its Crawl-delay goes to the machine,
+ * an unreadable one defers the site), bounded and decompressed bodies and timeouts, keeps only the types the
+ * pipeline indexes (indexable-type.ts), extracts links from HTML decoded in its charset (page-text.ts), honours
+ * noindex / nofollow (robots-directives.ts), reads each site's sitemaps once (sitemap.ts), checks the content
+ * checksum with the duplicate server, and hands the owner's copy, its raw bytes and the server's Content-Type
+ * header, to `feed`.
  *
  *   const crawler = new Crawler({ machine, userAgent: 'esp-crawler', checksum, feed });
  *   crawler.wake();
