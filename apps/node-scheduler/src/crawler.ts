@@ -18,6 +18,7 @@ import { extractLinks } from './link-extractor';
 import { pageText, preloadPageText } from './page-text';
 import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
 import { productToken, robotsAllows } from './robots';
+import { normalizeUrl } from './url-normalize';
 import { headerRobotsDirectives, mergeDirectives, NO_DIRECTIVES } from './robots-directives';
 import { ROBOTS_MAX_BYTES, RobotsCache } from './robots-cache';
 import { readSitemaps } from './sitemap';
@@ -171,7 +172,7 @@ export class Crawler {
       }
       const page =
         type.format === 'html'
-          ? extractLinks((await pageText(body, contentTypeHeader)).text, uri, f.settings.linkTags, { agent: this.agent })
+          ? extractLinks((await pageText(body, contentTypeHeader)).text, uri, f.settings.linkTags, { agent: this.agent, normalize: (u) => normalizeUrl(u, f.settings.stripQuery) })
           : { links: [], title: '', refresh: undefined, robots: NO_DIRECTIVES };
       const header = headerRobotsDirectives(res.robotsTag, this.agent);
       const robots = mergeDirectives(header, page.robots);

@@ -572,11 +572,13 @@ export class NodeSchedulerMachine {
    * Links of a page just read, queued here or sent to the multinode scheduler at once, before the page's duplicate
    * check and feeding: a site whose queue holds only the links of the page in processing would otherwise wait for
    * the duplicate server's round trip before its next request (pass them to `fetched` instead if not known early).
+   * They are taken as normalised already (normalizeUrl with the collection's stripQuery): the link extractor does it.
    */
   linksFound(f: Fetch, links: string[]): void {
     const c = this.collections.get(f.collection);
     if (!c || !c.sites.has(f.site)) return;
-    if (f.depth < c.settings.maxDepth) for (const link of links) this.link(c, link, f.entry.uri.uri, f.depth + 1, []);
+    // the crawler's link extraction normalised them with the collection's settings already
+    if (f.depth < c.settings.maxDepth) for (const link of links) this.link(c, link, f.entry.uri.uri, f.depth + 1, [], true);
     this.events.onWork?.();
   }
 
@@ -672,11 +674,11 @@ export class NodeSchedulerMachine {
     }
   }
 
-  private link(c: Collection, raw: string, referrer: string, depth: number, redirects: FscmtRedirect[]): void {
+  private link(c: Collection, raw: string, referrer: string, depth: number, redirects: FscmtRedirect[], normalized = false): void {
     // most links of a page were seen before (menus, cross links): answer those with a set lookup, before any parsing
     if (c.seen.has(raw)) return;
     // one spelling per page before the seen check, so that a page linked in two spellings is fetched once
-    const uri = normalizeUri(raw, c.settings.stripQuery);
+    const uri = normalized ? raw : normalizeUri(raw, c.settings.stripQuery);
     if (uri === undefined || (uri !== raw && c.seen.has(uri))) return;
     const where = siteOf(uri);
     if (!where) return;

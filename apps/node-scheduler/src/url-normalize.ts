@@ -48,9 +48,13 @@ function paramName(part: string): string {
 /** The normal form of an absolute http(s) URL, or undefined for anything else. */
 export function normalizeUrl(u: URL, strip?: QueryParamMatcher): string | undefined {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-  u.hash = '';
-  u.pathname = normalizePercent(u.pathname);
-  let query = u.search.slice(1);
+  // the setters parse again: each is used only when it changes something (most links need none of them)
+  if (u.hash !== '') u.hash = '';
+  const path = u.pathname;
+  if (path.includes('%')) u.pathname = normalizePercent(path);
+  const search = u.search;
+  if (search === '' && !u.href.endsWith('?')) return u.href;
+  let query = search.slice(1);
   if (query !== '' && strip) {
     query = query
       .split('&')
