@@ -6,8 +6,8 @@
 #   docker run --rm -e NATS_URL=nats://host.docker.internal:4222 esp-content-pipeline                  # the whole stack (the launcher)
 #   docker run --rm esp-content-pipeline dist/apps/name-server/main.js --nats nats://nats:4222 --wait  # one process
 #
-# Layers: package.json and package-lock.json alone decide the npm install layers, so a source change only re-runs the
-# bundle (about a second) and the final COPY.
+# Layers: package.json and package-lock.json alone decide the npm layers, so a source change only re-runs the bundle
+# (about a second) and the final COPY.
 
 # any Debian-based Node 20 image with npm and a user "node" (uid 1000)
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -23,26 +23,24 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 
-# ---- every dependency: esbuild for the bundle ----
-FROM toolchain AS deps
+# ---- production dependencies only: no tsx, TypeScript, test or lint tooling ever enters the image ----
+FROM toolchain AS prod-deps
 COPY package.json package-lock.json ./
 # `npm install`, not `npm ci`: see README (the lock file lacks other platforms' optional packages); it installs the
 # locked versions. The npm cache is a BuildKit cache mount: a changed lock file downloads only what changed.
 RUN --mount=type=cache,target=/root/.npm \
-    npm install --no-audit --no-fund --loglevel=warn
+    npm install --omit=dev --no-audit --no-fund --loglevel=warn
 
-# ---- production dependencies: the same tree pruned (native modules are not built a second time) ----
-FROM deps AS prod-deps
+# ---- the bundles: esbuild alone (the locked version, beside the tree), not every devDependency ----
+FROM prod-deps AS build
 RUN --mount=type=cache,target=/root/.npm \
-    npm prune --omit=dev --no-audit --no-fund --loglevel=warn
-
-# ---- the bundles ----
-FROM deps AS build
+    npm install --prefix /esbuild --no-save --no-audit --no-fund --loglevel=warn \
+      "esbuild@$(node -p "require('./package-lock.json').packages['node_modules/esbuild'].version")"
 COPY tsconfig.base.json ./
 COPY libs ./libs
 COPY apps ./apps
 COPY tools ./tools
-RUN tools/docker/build-dist.sh
+RUN ESBUILD=/esbuild/node_modules/.bin/esbuild tools/docker/build-dist.sh
 
 # ---- runtime ----
 FROM ${NODE_IMAGE}

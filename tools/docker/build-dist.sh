@@ -3,7 +3,7 @@
 # starting than building). The layout is the Nx `build` target's, <root>/src/<name>.ts -> dist/<root>/<name>.js, so
 # entryNodeArgs of @esp/cli-options finds the build of a source entry named in a node profile.
 #
-#   tools/docker/build-dist.sh            # from the workspace root; the Dockerfile's build stage runs it
+#   tools/docker/build-dist.sh            # the Dockerfile's build stage runs it with ESBUILD=<its esbuild>
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,5 +19,5 @@ for tool in tools/launcher/src/main.ts tools/launcher/src/health.ts tools/launch
   entries+=("$root/$name=$tool")
 done
 
-exec node_modules/.bin/esbuild "${entries[@]}" --bundle --platform=node --format=esm --target=node20 --packages=external \
+exec "${ESBUILD:-node_modules/.bin/esbuild}" "${entries[@]}" --bundle --platform=node --format=esm --target=node20 --packages=external \
   --tsconfig=tsconfig.base.json --outdir=dist --log-level=warning
