@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The production image (Dockerfile) against the image the workspace had before it, which ran the apps from source
-# with tsx (`git show main:Dockerfile`, or BEFORE_REF): image size, and for every service of docker-compose.yml the
-# time from container start to its "ready" log line and to healthy, and its memory once the stack is idle. Both stacks
-# run the same services with the same options, one after the other (never both at once); the "before" stack runs each
-# entry from source (`node --import tsx apps/<app>/src/main.ts`) and its health checks with tsx too.
+# with tsx (the Dockerfile of BEFORE_REF, by default the last commit that had it): image size, and for every service
+# of docker-compose.yml the time from container start to its "ready" log line and to healthy, and its memory once the
+# stack is idle. Both stacks run the same services with the same options, one after the other (never both at once);
+# the "before" stack runs each entry from source (`node --import tsx apps/<app>/src/main.ts`) and its health checks
+# with tsx too.
 #
 #   NODE_IMAGE=esp-local/node:20 NATS_IMAGE=esp-local/nats:2.9 tools/docker/measure-image.sh
 #
-# Environment: NODE_IMAGE, NATS_IMAGE (as for docker compose), PROJECT (compose project prefix, default esp-measure),
-# BEFORE_REF (git ref of the old Dockerfile, default main), IDLE_SECONDS (wait before docker stats, default 20),
-# NATS_PORT / CONFIG_SERVER_PORT / NODE_CONTROLLER_PORT (host ports, defaults 14222 / 16105 / 16115).
-# Prints one table; the last line is image_size_ratio=<after/before>.
+# Environment: NODE_IMAGE, NATS_IMAGE (as for docker compose), PROJECT (compose project prefix, default esp-measure;
+# the images are tagged <PROJECT>/esp:after and <PROJECT>/tsx:before), BEFORE_REF (git ref of the old Dockerfile),
+# IDLE_SECONDS (wait before docker stats, default 20), NATS_PORT / CONFIG_SERVER_PORT / NODE_CONTROLLER_PORT (host
+# ports, defaults 14222 / 16105 / 16115). Prints one table; the last line is image_size_ratio=<after/before>.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,7 +20,8 @@ export NATS_IMAGE="${NATS_IMAGE:-nats:2.10-alpine}"
 export NATS_PORT="${NATS_PORT:-14222}" CONFIG_SERVER_PORT="${CONFIG_SERVER_PORT:-16105}" NODE_CONTROLLER_PORT="${NODE_CONTROLLER_PORT:-16115}"
 export DOCKER_BUILDKIT=1 COMPOSE_DOCKER_CLI_BUILD=1
 PROJECT="${PROJECT:-esp-measure}"
-BEFORE_REF="${BEFORE_REF:-main}"
+# the last commit whose Dockerfile ran the apps with tsx
+BEFORE_REF="${BEFORE_REF:-2783523f4583d797d9887127fe6620ab1478e427}"
 IDLE_SECONDS="${IDLE_SECONDS:-20}"
 AFTER_IMAGE="$PROJECT/esp:after"
 BEFORE_IMAGE="$PROJECT/tsx:before"
