@@ -3,8 +3,10 @@
 # project's own names, never Docker Hub's, so that on a machine with Docker Hub nothing official is replaced:
 #
 #   esp-local/debian:bookworm   debootstrap --variant=minbase of the Debian mirror apt uses (tree cached)
-#   esp-local/node:20           that base plus this machine's Node.js and npm, a `node` user (uid 1000) as in the
-#                               official node image, and this machine's CA bundle for npm and Node
+#   esp-local/node:20           that base plus this machine's Node.js, its headers (/usr/local/include/node, as in
+#                               the official image: node-gyp builds better-sqlite3 with them, with no download) and
+#                               npm, a `node` user (uid 1000) as in the official node image, and this machine's CA
+#                               bundle for npm and Node
 #   esp-local/nats:2.9          Debian's nats-server with its libc and busybox (for wget health checks);
 #                               entrypoint nats-server, as the official image's
 #
@@ -51,18 +53,23 @@ build_base() {
 }
 
 build_node() {
-  # rebuilt when this machine's Node.js is not the one inside
-  if have "$NODE" && [ "$(docker image inspect -f '{{ index .Config.Labels "esp.node-version" }}' "$NODE")" = "$(node --version)" ]; then
+  # made again when this machine's Node.js is not the one inside, or the image predates the headers
+  local recipe="node $(node --version) with headers"
+  if have "$NODE" && [ "$(docker image inspect -f '{{ index .Config.Labels "esp.recipe" }}' "$NODE")" = "$recipe" ]; then
     return
   fi
-  local ctx
+  local ctx headers
+  headers="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")/include/node"
+  [ -f "$headers/common.gypi" ] || { log "Node's headers are missing in $headers (the nodejs package has them)"; exit 1; }
   ctx="$(mktemp -d)"
   cp "$(command -v node)" "$ctx/node"
+  cp -r "$headers" "$ctx/include-node"
   cp -r "$(dirname "$(readlink -f "$(command -v npm)")")/.." "$ctx/npm"
   cp /etc/ssl/certs/ca-certificates.crt "$ctx/ca-certificates.crt"
   cat >"$ctx/Dockerfile" <<DOCKERFILE
 FROM $BASE
 COPY node /usr/local/bin/node
+COPY include-node /usr/local/include/node
 COPY npm /usr/local/lib/node_modules/npm
 COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
@@ -70,7 +77,7 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node \
  && npm config set --global cafile /etc/ssl/certs/ca-certificates.crt
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-LABEL esp.node-version=$(node --version)
+LABEL esp.recipe="$recipe"
 CMD ["node"]
 DOCKERFILE
   log "building $NODE (Node $(node --version))"

@@ -3,7 +3,8 @@ import { integerOption, tryParseArgs, type CliResult } from '@esp/cli-options';
 export const HELP = `Usage: node-controller --profile <node.json> [options]
 
 Supervises the processes of one node (MS-FSDPD 3.5.5 node controller): starts the apps of the node profile
-(node --import tsx <entry>), restarts one that dies (with backoff), and stops them in reverse order on SIGTERM.
+(node --import tsx <entry>, or the entry's build under dist/ when the node controller runs built), restarts
+one that dies (with backoff), and stops them in reverse order on SIGTERM.
 Serves XML-RPC at POST http://<host>:<port>/RPC2: GetProcessList, RestartProcess, StartProcess, StopProcess, ping.
 
 Options:

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { entryNodeArgs } from '@esp/cli-options';
 import type { Logger } from '@esp/logging';
 import { backoffDelay } from '@esp/timers';
 import type { ProcessSpec } from './profile';
@@ -179,7 +180,7 @@ export class NodeSupervisor {
     const { spec } = e;
     const log = this.opts.log;
     const out = this.opts.output ?? ((name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`));
-    const child = spawn('/bin/sh', ['-c', GUARD, process.execPath, '--import', 'tsx', spec.entry, ...spec.args], {
+    const child = spawn('/bin/sh', ['-c', GUARD, process.execPath, ...entryNodeArgs(spec.entry, this.opts.cwd), ...spec.args], {
       cwd: this.opts.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],

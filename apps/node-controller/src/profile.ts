@@ -13,7 +13,8 @@ import { z } from 'zod';
  *     ]
  *   }
  *
- * `entry` is a TypeScript or JavaScript file run as `node --import tsx <entry> <args>`, relative to the node
+ * `entry` is a TypeScript or JavaScript file run as `node --import tsx <entry> <args>` (a built node controller runs
+ * the entry's build, dist/<root>/<name>.js, when there is one: @esp/cli-options entryNodeArgs), relative to the node
  * controller's working directory (--cwd). With `instances` > 1 the instances are named `<name>-1`, `<name>-2`, ...;
  * `{name}` and `{instance}` in args and env values are replaced by the instance's name and number (1-based).
  * Processes start in the order listed and stop in reverse order.

@@ -7,8 +7,10 @@
  *
  * and how every service stops: stopOnSignals(log, async () => { await server.stop(); await mw.close(); }).
  * useNonIncrementalMarking() is for services that pass large buffers through a small heap (./gc-mode).
+ * entryNodeArgs(entry) is how a supervisor runs an app: from source with tsx, or its build (./entry-command).
  */
 export { integerOption, list, natsServers } from './options';
 export { tryParseArgs, type CliResult } from './command-line';
 export { stopOnSignals, type StopLog, type StopOnSignalsOptions } from './stop-on-signals';
 export { useNonIncrementalMarking } from './gc-mode';
+export { entryNodeArgs, builtEntry } from './entry-command';

@@ -6,7 +6,8 @@
  *   3. search it                               hits
  *   4. feed a larger copy and SIGKILL the master content distributor in the middle: the backup becomes master and
  *      every document still ends completed, once
- *   5. docker compose down -v                  (always, unless --keep)
+ *   5. docker compose stop                     every service (the killed one aside) exits 0 on SIGTERM
+ *   6. docker compose down -v                  (always, unless --keep)
  *
  * Exit 0 when all of it held; 1 with the reasons otherwise. The last line is `compose_smoke=passed|failed`.
  */
@@ -18,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
-import { Compose } from './compose';
+import { Compose, run } from './compose';
 import { copyCorpus } from './corpus-copies';
 import { lastRole } from './distributor-role';
 
@@ -34,7 +35,8 @@ status, and takes the stack down.
 
 Options:
   --project <name>   compose project name (default: esp-smoke)
-  --nats-port <n>    host port for the stack's NATS (default: 14222; NATS_PORT in docker-compose.yml)
+  --nats-port <n>    host port for the stack's NATS (default: 14222; NATS_PORT in docker-compose.yml; the config
+                     server and node controller get CONFIG_SERVER_PORT / NODE_CONTROLLER_PORT, default 16105 / 16115)
   --copies <n>       copies of the demo corpus fed during the kill (default: 10)
   --no-build         do not build the image (use the one already built)
   --keep             leave the stack running at the end
@@ -73,7 +75,13 @@ if (!Number.isInteger(natsPort) || natsPort <= 0 || !Number.isInteger(copies) ||
   process.exit(2);
 }
 const natsUrl = `nats://127.0.0.1:${natsPort}`;
-const compose = new Compose(values.project, ROOT, { ...process.env, NATS_PORT: String(natsPort) });
+// host ports of their own, so a stack or a nats-server already on the default ports is left alone
+const compose = new Compose(values.project, ROOT, {
+  ...process.env,
+  NATS_PORT: String(natsPort),
+  CONFIG_SERVER_PORT: process.env['CONFIG_SERVER_PORT'] ?? '16105',
+  NODE_CONTROLLER_PORT: process.env['NODE_CONTROLLER_PORT'] ?? '16115',
+});
 const say = (line: string) => process.stderr.write(`[compose-smoke] ${line}\n`);
 const problems: string[] = [];
 const timings: [string, number][] = [];
@@ -204,6 +212,18 @@ try {
   const hitsAfter = await searchTotal('warranty');
   say(`search "warranty": ${hitsAfter} hits`);
   if (hitsAfter <= hitsBefore) problems.push(`the documents fed during the kill are not searchable ("warranty": ${hitsBefore} hits before, ${hitsAfter} after)`);
+
+  // ---- 5. a graceful stop ----
+  if (!values.keep) {
+    say('docker compose stop: every service must exit 0 on SIGTERM');
+    await timed('stop', () => compose.do(['stop']));
+    for (const id of (await compose.do(['ps', '--all', '--quiet'])).split('\n').filter(Boolean)) {
+      const r = await run('docker', ['inspect', id, '--format', '{{ index .Config.Labels "com.docker.compose.service" }} {{ .State.ExitCode }}'], { cwd: ROOT });
+      const [service, code] = r.stdout.trim().split(' ');
+      if (service === master) continue;
+      if (code !== '0') problems.push(`${service} exited ${code} on docker compose stop`);
+    }
+  }
 } catch (err) {
   problems.push((err as Error).message);
 } finally {

@@ -17,7 +17,8 @@ import { ensureNats } from './nats-endpoint';
 import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
 import { Supervisor, type ProcessSpec } from './supervisor';
 
-const DEFAULT_PROFILE = new URL('../profiles/default.json', import.meta.url).pathname;
+// three levels up is the workspace root both from tools/launcher/src/main.ts and from its build dist/tools/launcher/main.js
+const DEFAULT_PROFILE = new URL('../../../tools/launcher/profiles/default.json', import.meta.url).pathname;
 /** <home>/config/DocumentProcessor/pipelines.json when there is none: the item processors' own default pipeline. */
 const DEFAULT_PIPELINES = {
   pipelines: { default: ['detect', 'charset', 'pdf', 'docx', 'utf8', 'xml', 'html', 'title', 'normalize'].map((type) => ({ type })) },

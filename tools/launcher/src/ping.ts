@@ -1,6 +1,6 @@
 /**
  * Health check: exits 0 when the name server answers on NATS_URL (or --nats), 1 otherwise, with one line on stderr.
- * docker-compose.yml uses it as the name server's healthcheck.
+ * (docker-compose.yml checks the services with health.ts.)
  *
  *   tsx tools/launcher/src/ping.ts [--nats nats://nats:4222]
  */

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { entryNodeArgs } from '@esp/cli-options';
 
 export interface ProcessSpec {
   name: string;
@@ -56,7 +57,7 @@ export class Supervisor {
   async start(spec: ProcessSpec, restarts = 0): Promise<void> {
     // own process group (detached): a Ctrl-C in the terminal reaches the launcher only, which stops the processes in
     // order; the guard kills the app if the launcher dies, even by SIGKILL
-    const child = spawn('/bin/sh', ['-c', GUARD, process.execPath, '--import', 'tsx', spec.entry, ...(spec.args ?? [])], {
+    const child = spawn('/bin/sh', ['-c', GUARD, process.execPath, ...entryNodeArgs(spec.entry), ...(spec.args ?? [])], {
       env: { ...process.env, LOG_FORMAT: 'json', ...spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
