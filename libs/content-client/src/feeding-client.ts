@@ -240,13 +240,18 @@ export class FeedingClient {
       { object_id: `feed-callback-${randomUUID()}`, port: 0 },
     );
     // a master in the middle of its claim answers server_busy, a distributor whose session replication is reshaping
-    // system_resource_error: both say "retry shortly", and a client started with the chain should not fail for it
-    const aor = await retry(() => this.openSession(), {
-      deadlineMs: this.opts.timeoutMs ?? 30_000,
+    // system_resource_error: both say "retry shortly", and a client started with the chain should not fail for it.
+    // A master that dies during the call is no reason to give up either: create_session with our id is idempotent,
+    // so each attempt has a short deadline of its own (one call must not use up the whole open), an object that
+    // nobody serves any more or a name bound to nobody for a moment is tried again, and each attempt resolves the
+    // binding afresh, which the backup's takeover moves.
+    const deadlineMs = this.opts.timeoutMs ?? 30_000;
+    const aor = await retry(() => this.openSession(Math.min(deadlineMs, OPEN_ATTEMPT_MS)), {
+      deadlineMs,
       initialMs: 20,
       maxMs: 500,
       jitter: true,
-      retryable: (err) => (err as { retryable?: boolean }).retryable === true,
+      retryable: (err) => (err as { retryable?: boolean }).retryable === true || err instanceof ObjectNotExist || err instanceof ResolveException,
     });
     this.useSession(aor);
     this.opts.log.info({ session: this.sessionId, collection: this.opts.collection }, 'feeding session open');
@@ -711,6 +716,8 @@ export class FeedingClient {
 }
 
 /** The middleware server objects' default request limit (the distributor's too). */
+/** one create_session attempt while opening: long enough for a loaded master, short next to a takeover */
+const OPEN_ATTEMPT_MS = 5_000;
 const SERVER_REQUEST_LIMIT = 1024 * 1024;
 /** Room for the call's envelope and the estimate's slack: a batch is encoded a little larger than its attributes. */
 const ENVELOPE_ROOM = 64 * 1024;

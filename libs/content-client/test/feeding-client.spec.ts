@@ -182,3 +182,64 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
     expect(stats).toMatchObject({ completed: 30, duplicateFinals: 0, failovers: 1 });
   });
 });
+
+/**
+ * The master dies while the client's create_session is in flight (the call is never answered, then nobody serves the
+ * object any more), and a backup binds its own factory a moment later: the open goes on to the new master instead of
+ * waiting out, and giving up with, the first call's deadline.
+ */
+describe('FeedingClient.open while the master dies in the middle of create_session', () => {
+  it('opens on the backup once it has taken over', async () => {
+    const ns = await NatsServer.start();
+    const names = await Middleware.connect({ name: 'name-server', servers: ns.url, logger: log });
+    const master = await Middleware.connect({ name: 'master', servers: ns.url, logger: log });
+    const backup = await Middleware.connect({ name: 'backup', servers: ns.url, logger: log });
+    const client = await Middleware.connect({ name: 'client', servers: ns.url, logger: log });
+    try {
+      await serveNameServer(names);
+      const factoryOf = (mw: Middleware, objectId: string, create: (id: number) => Promise<Aor>) =>
+        mw.activate(
+          sessionFactoryInterface,
+          { create_session: (id) => create(id), create: () => Promise.reject(new Error('unused')), recreate: () => Promise.reject(new Error('unused')), destroy_session: () => undefined },
+          { object_id: objectId, port: 1 },
+        );
+      let stuckCalls = 0;
+      const stuck = await factoryOf(master, 'session_factory_1', () => {
+        stuckCalls++;
+        return new Promise<Aor>(() => undefined);
+      });
+      const { revision } = await names.names.bind(DISPATCHER_NAME, stuck.aor);
+      const session = await backup.activate(
+        processingSessionInterface,
+        { process: () => [], accepted_op_id: () => -1, close: () => undefined },
+        { object_id: 'session', port: 2 },
+      );
+      const opened: number[] = [];
+      const good = await factoryOf(backup, 'session_factory_2', async (id) => {
+        opened.push(id);
+        return session.aor;
+      });
+
+      const t0 = Date.now();
+      const opening = FeedingClient.open({ mw: client, collection: 'news', log, timeoutMs: 20_000 });
+      await waitFor(() => stuckCalls === 1, { what: 'create_session on the master' });
+      // the master's objects go away at once (its close waits for the call it never answers, so it is not awaited)
+      const masterClosed = master.close().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 1000));
+      await names.names.unbind(DISPATCHER_NAME, sessionFactoryInterface.type, revision);
+      await names.names.bind(DISPATCHER_NAME, good.aor);
+
+      const feeding = await opening;
+      expect(opened).toHaveLength(1);
+      // one short attempt (5 s) on the dead master, then the backup: far less than the open's own 20 s deadline
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      await feeding.close();
+      await masterClosed;
+    } finally {
+      await client.close();
+      await backup.close();
+      await names.close();
+      await ns.cleanup();
+    }
+  }, 30_000);
+});
