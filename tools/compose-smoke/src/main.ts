@@ -37,7 +37,7 @@ Options:
   --project <name>   compose project name (default: esp-smoke)
   --nats-port <n>    host port for the stack's NATS (default: 14222; NATS_PORT in docker-compose.yml; the config
                      server and node controller get CONFIG_SERVER_PORT / NODE_CONTROLLER_PORT, default 16105 / 16115)
-  --copies <n>       copies of the demo corpus fed during the kill (default: 10)
+  --copies <n>       copies of the demo corpus fed during the kill (default: 30, about 9,000 documents)
   --no-build         do not build the image (use the one already built)
   --keep             leave the stack running at the end
   -h, --help         show this help
@@ -52,7 +52,7 @@ const { values } = (() => {
       options: {
         project: { type: 'string', default: 'esp-smoke' },
         'nats-port': { type: 'string', default: '14222' },
-        copies: { type: 'string', default: '10' },
+        copies: { type: 'string', default: '30' },
         'no-build': { type: 'boolean', default: false },
         keep: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
@@ -99,6 +99,7 @@ interface FeedReport {
   completed: number;
   failed: number;
   unfinished: number;
+  distributor_failovers: number;
   input_errors: string[];
   failures: { id: string; error?: { type: string; description: string } }[];
 }
@@ -185,11 +186,12 @@ try {
   const backup = DISTRIBUTORS.find((s) => s !== master) as string;
   const bigger = join(work, 'corpus');
   const documents = copyCorpus(corpus, bigger, copies);
-  say(`feeding ${documents} documents; ${master} (master) is killed with SIGKILL after 2 s`);
+  say(`feeding ${documents} documents; ${master} (master) is killed with SIGKILL once the first of them are searchable`);
   let running: () => boolean = () => false;
   const second = feed(bigger, join(work, 'feed-2.json'), (r) => (running = r));
-  await new Promise((r) => setTimeout(r, 2000));
-  if (!running()) problems.push(`the second feed was over within 2 s: raise --copies so the kill lands mid-feed`);
+  // mid-feed: the session is open and documents flow (some of this feed are already in the index)
+  await waitFor('the first documents of the second feed in the index', 120_000, async () => ((await searchTotal('warranty')) > hitsBefore ? true : undefined));
+  if (!running()) problems.push(`the second feed was over before the kill: raise --copies so the kill lands mid-feed`);
   const killedAt = Date.now();
   await compose.do(['kill', '-s', 'SIGKILL', master]);
   const takeoverMs = await timed('takeover', () =>
@@ -208,6 +210,8 @@ try {
     if (r.unfinished) problems.push(`${r.unfinished} documents got no final status after the kill`);
     if (r.failed) problems.push(`${r.failed} documents failed after the kill: ${r.failures.slice(0, 5).map((f) => `${f.id} ${f.error?.type}`).join(', ')}`);
     if (r.completed !== documents) problems.push(`${r.completed} of ${documents} documents completed`);
+    // the kill reached the feed: its session moved to the new master (else it only killed an idle process)
+    if (!(r.distributor_failovers >= 1)) problems.push('the feed saw no distributor failover: the kill landed after its last batch (raise --copies)');
   }
   const hitsAfter = await searchTotal('warranty');
   say(`search "warranty": ${hitsAfter} hits`);
