@@ -11,7 +11,7 @@ export { NatsCluster } from './nats-cluster';
 export { natsMode, natsImage, NatsModeError, type NatsMode } from './nats-mode';
 export { NatsContainerStartError } from './nats-container';
 export { NatsContainerOptionError } from './nats-container-options';
-export { ContainerEngineUnavailableError, dockerEngineAvailable } from './container-engine';
+export { ContainerEngineUnavailableError, containerEngine, dockerEngineAvailable } from './container-engine';
 export { findNatsServerBinary, requireNatsServerBinary, NatsServerUnavailableError } from './nats-binary';
 export { startNats, type TestNats } from './start-nats';
 export { waitFor } from './wait-for';
