@@ -51,6 +51,7 @@ export class NatsContainer implements NatsBackend {
   readonly storeDir = STORE_DIR;
   private container: DockerContainer | undefined;
   private isRunning = false;
+  private paused = false;
   private hostPid = 0;
   private launched = false;
 
@@ -186,10 +187,14 @@ export class NatsContainer implements NatsBackend {
   }
 
   async pause(): Promise<void> {
-    if (this.container && this.isRunning) await this.container.pause();
+    if (!this.container || !this.isRunning || this.paused) return;
+    await this.container.pause();
+    this.paused = true;
   }
   async resume(): Promise<void> {
-    if (this.container && this.isRunning) await this.container.unpause().catch(() => undefined);
+    if (!this.container || !this.paused) return;
+    await this.container.unpause();
+    this.paused = false;
   }
 
   async terminate(signal: 'SIGTERM' | 'SIGKILL', timeoutMs: number): Promise<void> {
@@ -210,6 +215,7 @@ export class NatsContainer implements NatsBackend {
 
   async cleanup(): Promise<void> {
     this.isRunning = false;
+    this.paused = false;
     await this.removeByName();
   }
 

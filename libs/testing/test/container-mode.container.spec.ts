@@ -103,6 +103,16 @@ describe('container mode (ESP_TEST_NATS=container)', () => {
     expect(await gone(id)).toBe(true);
   });
 
+  it('pause freezes the server (docker pause: no greeting), resume thaws it', async () => {
+    const ns = await NatsServer.start({ jetstream: false });
+    started.push(ns);
+    await ns.pause();
+    expect((await inspect(ns.containerId!)).State.Paused).toBe(true);
+    expect(await natsGreets('127.0.0.1', ns.port, 500)).toBe(false);
+    await ns.resume();
+    expect(await natsGreets('127.0.0.1', ns.port)).toBe(true);
+  });
+
   it('config text reaches the server in the container', async () => {
     const ns = await NatsServer.start({ jetstream: false, config: 'max_payload: 16MB\n' });
     started.push(ns);
