@@ -1,6 +1,6 @@
 /** Where a running (or last run) server listens, as seen from this process. */
 export interface NatsEndpoints {
-  /** Host clients use: 127.0.0.1 for a local server or a local engine. */
+  /** Host clients use: 127.0.0.1 for a process; for a container, see published-ports-host.ts. */
   host: string;
   port: number;
   monitorPort: number;

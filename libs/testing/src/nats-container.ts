@@ -8,6 +8,7 @@ import type { NatsBackend, NatsEndpoints } from './nats-backend';
 import { checkContainerOptions } from './nats-container-options';
 import { natsGreets } from './nats-info-probe';
 import { natsImage } from './nats-mode';
+import { publishedPortsHost } from './published-ports-host';
 import type { NatsServerOptions } from './nats-server-options';
 
 type DockerContainer = ReturnType<ContainerRuntimeClient['container']['getById']>;
@@ -57,6 +58,7 @@ export class NatsContainer implements NatsBackend {
 
   private constructor(
     private readonly engine: ContainerRuntimeClient,
+    private readonly host: string,
     private readonly opts: NatsServerOptions,
     readonly name: string,
     private ports: { port: number; monitorPort: number },
@@ -68,18 +70,12 @@ export class NatsContainer implements NatsBackend {
     checkContainerOptions(opts);
     const engine = await containerEngine();
     const name = placement?.name ?? `esp-nats-${randomUUID().slice(0, 8)}`;
-    return new NatsContainer(engine, opts, name, await NatsContainer.pickPorts(opts), placement);
+    return new NatsContainer(engine, await publishedPortsHost(engine), opts, name, await NatsContainer.pickPorts(opts), placement);
   }
 
   private static async pickPorts(opts: NatsServerOptions): Promise<{ port: number; monitorPort: number }> {
     const [monitorPort = 0, free = 0] = await reservePorts(2);
     return { port: opts.port !== undefined && opts.port > 0 ? opts.port : free, monitorPort };
-  }
-
-  /** Clients connect to the host through the engine's published ports; a local engine's "localhost" is 127.0.0.1. */
-  private get host(): string {
-    const h = this.engine.info.containerRuntime.host;
-    return h === 'localhost' ? '127.0.0.1' : h;
   }
 
   get endpoints(): NatsEndpoints | undefined {

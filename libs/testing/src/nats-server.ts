@@ -55,7 +55,7 @@ export class NatsServer {
     return ep;
   }
 
-  /** nats://127.0.0.1:<port> */
+  /** nats://127.0.0.1:<port> (a container: see published-ports-host.ts) */
   get url(): string {
     return `nats://${this.endpoints.host}:${this.endpoints.port}`;
   }
