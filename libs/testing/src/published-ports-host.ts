@@ -1,4 +1,4 @@
-import { networkInterfaces } from 'node:os';
+import { createServer } from 'node:net';
 import type { ContainerRuntimeClient } from 'testcontainers';
 
 let host: Promise<string> | undefined;
@@ -9,13 +9,21 @@ function ipv4(address: string): number | undefined {
   return parts.reduce((n, p) => n * 256 + p, 0);
 }
 
-function inSubnet(address: string, cidr: string): boolean {
-  const [base = '', bits = '32'] = cidr.split('/');
-  const a = ipv4(address);
-  const b = ipv4(base);
-  if (a === undefined || b === undefined) return false;
-  const size = 2 ** (32 - Number(bits));
-  return Math.floor(a / size) === Math.floor(b / size);
+function firstAddress(cidr: string): string | undefined {
+  const [base = ''] = cidr.split('/');
+  const n = ipv4(base);
+  if (n === undefined) return undefined;
+  const a = n + 1;
+  return [24, 16, 8, 0].map((shift) => Math.floor(a / 2 ** shift) % 256).join('.');
+}
+
+/** An address of this machine is one a socket can listen on (a bridge without containers is down, but has it). */
+function isOurs(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(0, address, () => srv.close(() => resolve(true)));
+  });
 }
 
 /**
@@ -35,12 +43,11 @@ export function publishedPortsHost(engine: ContainerRuntimeClient): Promise<stri
       .getById('bridge')
       .inspect()
       .catch(() => undefined);
-    // the gateway is this machine's address on the bridge (not always in IPAM.Config): find it by the subnet
-    const subnets = ((bridge?.IPAM?.Config ?? []) as { Subnet?: string }[]).map((c) => c.Subnet).filter((c): c is string => !!c);
-    const ours = Object.values(networkInterfaces())
-      .flat()
-      .find((a) => a?.family === 'IPv4' && !a.internal && subnets.some((c) => inSubnet(a.address, c)));
-    return ours?.address ?? '127.0.0.1';
+    // this machine's address on the bridge: its gateway, which IPAM.Config names, or else is the subnet's first address
+    const configs = (bridge?.IPAM?.Config ?? []) as { Subnet?: string; Gateway?: string }[];
+    const candidates = configs.flatMap((c) => [c.Gateway, c.Subnet && firstAddress(c.Subnet)]).filter((a): a is string => !!a);
+    for (const address of candidates) if (await isOurs(address)) return address;
+    return '127.0.0.1';
   })();
   return host;
 }
