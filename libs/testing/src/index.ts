@@ -8,7 +8,10 @@
  */
 export { NatsServer, sleep, type NatsServerOptions } from './nats-server';
 export { NatsCluster } from './nats-cluster';
-export { ContainerNatsServer, dockerEngineAvailable } from './nats-container';
+export { natsMode, natsImage, NatsModeError, type NatsMode } from './nats-mode';
+export { NatsContainerStartError } from './nats-container';
+export { NatsContainerOptionError } from './nats-container-options';
+export { ContainerEngineUnavailableError, containerEngine, dockerEngineAvailable } from './container-engine';
 export { findNatsServerBinary, requireNatsServerBinary, NatsServerUnavailableError } from './nats-binary';
 export { startNats, type TestNats } from './start-nats';
 export { waitFor } from './wait-for';

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
+import { containerEngine } from './container-engine';
+import { reaperLabels } from './container-reaper';
+import { reservePorts } from './free-ports';
+import { natsMode } from './nats-mode';
 import { NatsServer, type NatsServerOptions } from './nats-server';
 
 async function waitForRoutes(server: NatsServer, routes: number, deadline: number): Promise<void> {
@@ -17,22 +20,35 @@ async function waitForRoutes(server: NatsServer, routes: number, deadline: numbe
   throw new Error(`nats-server ${server.serverName ?? server.url} has ${seen} routes, expected ${routes}`);
 }
 
-/** Free TCP ports on 127.0.0.1, asked of the OS (held together so they are distinct). */
-async function reservePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<import('node:net').Server>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, '127.0.0.1', () => resolve(srv));
-    })),
+type ClusterOptions = Omit<NatsServerOptions, 'cluster' | 'serverName' | 'port'>;
+
+/** Binary mode: processes on 127.0.0.1. A JetStream cluster refuses to start without routes, so route ports are reserved up front. */
+async function startProcesses(name: string, size: number, opts: ClusterOptions): Promise<PromiseSettledResult<NatsServer>[]> {
+  const routePorts = await reservePorts(size);
+  const routes = routePorts.map((p) => `nats-route://127.0.0.1:${p}`);
+  return Promise.allSettled(
+    routePorts.map((port, i) =>
+      NatsServer.start({ ...opts, serverName: `${name}-${i}`, cluster: { name, port, routes: routes.filter((_, j) => j !== i) }, startTimeoutMs: 30_000, deferHealth: true }),
+    ),
   );
-  const ports = servers.map((s) => (s.address() as import('node:net').AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+}
+
+/** Container mode: containers on one user-defined Docker network, routed to each other by container name. */
+async function startContainers(name: string, size: number, opts: ClusterOptions, network: string): Promise<PromiseSettledResult<NatsServer>[]> {
+  const names = Array.from({ length: size }, (_, i) => `${name}-${i}`);
+  const routes = names.map((n) => `nats-route://${n}:6222`);
+  return Promise.allSettled(
+    names.map((member, i) =>
+      NatsServer.startContainer(
+        { ...opts, serverName: member, startTimeoutMs: 30_000, deferHealth: true },
+        { network, name: member, clusterName: name, routes: routes.filter((_, j) => j !== i) },
+      ),
+    ),
+  );
 }
 
 /**
- * n nats-server processes in one cluster with JetStream (R3 needs three), on ports they chose themselves.
+ * n nats-servers in one cluster with JetStream (R3 needs three): processes, or containers with ESP_TEST_NATS=container.
  *
  *   const cluster = await NatsCluster.start(3);
  *   connect({ servers: cluster.urls });
@@ -40,27 +56,29 @@ async function reservePorts(n: number): Promise<number[]> {
  *   await cluster.cleanup();
  */
 export class NatsCluster {
-  private constructor(readonly servers: NatsServer[]) {}
+  private constructor(
+    readonly servers: NatsServer[],
+    private readonly removeNetwork: () => Promise<void>,
+  ) {}
 
-  static async start(size = 3, opts: Omit<NatsServerOptions, 'cluster' | 'serverName' | 'port'> = {}): Promise<NatsCluster> {
-    const name = `esp-${randomUUID().slice(0, 8)}`;
+  static async start(size = 3, opts: ClusterOptions = {}): Promise<NatsCluster> {
+    const name = `esp-nats-${randomUUID().slice(0, 8)}`;
     const servers: NatsServer[] = [];
+    let removeNetwork = async () => undefined;
     try {
-      // A JetStream cluster refuses to start without configured routes, so the route ports are reserved up front
-      // (clients still use ports the servers pick themselves).
-      const routePorts = await reservePorts(size);
-      const routes = routePorts.map((p) => `nats-route://127.0.0.1:${p}`);
-      const started = await Promise.allSettled(
-        routePorts.map((port, i) =>
-          NatsServer.start({
-            ...opts,
-            serverName: `${name}-${i}`,
-            cluster: { name, port, routes: routes.filter((_, j) => j !== i) },
-            startTimeoutMs: 30_000,
-            deferHealth: true,
-          }),
-        ),
-      );
+      let started: PromiseSettledResult<NatsServer>[];
+      if (natsMode() === 'container') {
+        const engine = await containerEngine();
+        const network = await engine.network.create({ Name: name, CheckDuplicate: true, Labels: { ...reaperLabels(engine), 'org.esp.test': 'nats' } });
+        removeNetwork = async () => {
+          await network.remove().catch((err: { statusCode?: number }) => {
+            if (err.statusCode !== 404) throw err;
+          });
+        };
+        started = await startContainers(name, size, opts, name);
+      } else {
+        started = await startProcesses(name, size, opts);
+      }
       for (const r of started) if (r.status === 'fulfilled') servers.push(r.value);
       const failed = started.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -69,9 +87,10 @@ export class NatsCluster {
       await Promise.all(servers.map((s) => waitForRoutes(s, size - 1, Date.now() + 30_000)));
     } catch (err) {
       await Promise.all(servers.map((s) => s.cleanup()));
+      await removeNetwork().catch(() => undefined);
       throw err;
     }
-    return new NatsCluster(servers);
+    return new NatsCluster(servers, removeNetwork);
   }
 
   get urls(): string[] {
@@ -80,7 +99,7 @@ export class NatsCluster {
 
   /** Every member's URL, running or not: what a client should be configured with. */
   get allUrls(): string[] {
-    return this.servers.map((s) => `nats://127.0.0.1:${s.port}`);
+    return this.servers.map((s) => s.url);
   }
 
   async restart(index: number, opts: { hard?: boolean } = {}): Promise<void> {
@@ -93,5 +112,6 @@ export class NatsCluster {
 
   async cleanup(): Promise<void> {
     await Promise.all(this.servers.map((s) => s.cleanup()));
+    await this.removeNetwork();
   }
 }

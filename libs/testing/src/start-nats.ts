@@ -1,5 +1,6 @@
-import { ContainerNatsServer, dockerEngineAvailable } from './nats-container';
+import { dockerEngineAvailable } from './container-engine';
 import { findNatsServerBinary, INSTALL_HINT, NatsServerUnavailableError } from './nats-binary';
+import { natsMode } from './nats-mode';
 import { NatsServer, type NatsServerOptions } from './nats-server';
 
 export interface TestNats {
@@ -13,12 +14,11 @@ export interface TestNats {
 }
 
 /**
- * A NATS server for a test: the local nats-server binary by default; testcontainers when ESP_TEST_NATS=container,
+ * A NATS server for a test: the local nats-server binary by default; a container when ESP_TEST_NATS=container,
  * or when there is no binary but a Docker engine answers. Neither: a clear error saying how to install nats-server.
  */
 export async function startNats(opts: NatsServerOptions = {}): Promise<TestNats> {
-  const mode = process.env['ESP_TEST_NATS'];
-  if (mode !== 'container' && findNatsServerBinary()) return NatsServer.start(opts);
-  if (await dockerEngineAvailable()) return ContainerNatsServer.start({ jetstream: opts.jetstream ?? true });
+  if (natsMode() === 'container' || findNatsServerBinary()) return NatsServer.start(opts);
+  if (await dockerEngineAvailable()) return NatsServer.startContainer(opts);
   throw new NatsServerUnavailableError(INSTALL_HINT);
 }
