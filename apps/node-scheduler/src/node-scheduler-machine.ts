@@ -28,7 +28,7 @@ import {
   type FscmtQueueEntry,
   type FscmtRedirect,
 } from '@esp/codecs';
-import { KeepaliveOutbox } from '@esp/crawl-bus';
+import { crawlStartUris, KeepaliveOutbox } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
 import { crawlSettings, uriAllowed, type CrawlSettings } from './crawl-settings';
@@ -75,7 +75,10 @@ interface Collection {
   /** Links already handed to the multinode scheduler (each is sent once). */
   forwarded: Set<string>;
   quarantine: Map<string, number>;
+  /** Totals since the collection was added (what this node logs). */
   stats: CrawlStats;
+  /** The totals at the previous Statistics Timeout: CMD_UM_STAT carries the difference (3.1.6). */
+  statsSent: CrawlStats;
 }
 
 /**
@@ -278,9 +281,19 @@ export class NodeSchedulerMachine {
         this.mnsMissed = 0;
         this.outbox.ackReceived();
         return;
-      case 'CMD_ADM_CONF_ADD':
+      case 'CMD_ADM_CONF_ADD': {
+        // 3.1.5.10: an ADD for a collection held here is an UPDATE, when it brings a newer configuration; the same
+        // epoch again is the scheduler re-registering us (or restarted), and must not recrawl the start URIs
+        const held = this.collections.get(msg.dspecName);
+        const update = held !== undefined && msg.epoch !== undefined && msg.epoch > held.epoch;
+        if (this.configure(msg.dspecName, msg.dspec, msg.epoch) && update) this.requeueStartUris(msg.dspecName);
+        return;
+      }
       case 'CMD_ADM_CONF_UPDATE':
-        return this.configure(msg.dspecName, msg.dspec, msg.epoch);
+        // 3.1.5.11: an update of a collection not held here is ignored
+        if (!this.collections.has(msg.dspecName)) return;
+        if (this.configure(msg.dspecName, msg.dspec, msg.epoch)) this.requeueStartUris(msg.dspecName);
+        return;
       case 'CMD_ADM_CONF_REMOVE':
         return void this.remove(msg.dspecName);
       case 'CMD_ADM_CONF_SUSPEND':
@@ -389,14 +402,15 @@ export class NodeSchedulerMachine {
 
   // ---- crawl queue
 
-  private configure(name: string, dspec: FswcuDict, epoch: number | undefined): void {
+  /** Applies a configuration; false when it was refused (nothing changed). */
+  private configure(name: string, dspec: FswcuDict, epoch: number | undefined): boolean {
     let settings: CrawlSettings;
     try {
       settings = crawlSettings(dspec);
     } catch (err) {
       this.opts.log?.error({ collection: name, err: (err as Error).message }, 'crawl configuration refused');
       this.toMns({ command: 'CMD_UM_LOG', dspecName: name, data: { logFile: 'sc', message: `configuration refused: ${(err as Error).message}` } });
-      return;
+      return false;
     }
     const c = this.collections.get(name);
     if (c) {
@@ -416,9 +430,40 @@ export class NodeSchedulerMachine {
         forwarded: new Set(),
         quarantine: new Map(),
         stats: noStats(),
+        statsSent: noStats(),
       });
     }
     this.events.onConfig?.(name, dspec);
+    return true;
+  }
+
+  /**
+   * 3.1.5.11: the start URIs of the updated configuration go back to the crawl queue. Those on sites routed here are
+   * crawled again (they leave the seen set); those not routed at all go to the multinode scheduler, which routes
+   * them (a start URI new in this configuration has no route yet; every node sends it, the routed node takes it
+   * once); those routed to another node are that node's to requeue on its own update.
+   */
+  private requeueStartUris(name: string): void {
+    const c = this.collections.get(name);
+    if (!c) return;
+    let here = 0;
+    let forwarded = 0;
+    for (const raw of crawlStartUris(c.dspec)) {
+      const uri = normalizeUri(raw, c.settings.stripQuery);
+      const where = uri === undefined ? undefined : siteOf(uri);
+      if (uri === undefined || !where) continue;
+      const owner = this.routes.get(name)?.get(where.site)?.nodeId;
+      if (owner === this.opts.nodeId) {
+        c.seen.delete(uri);
+        this.enqueueNormalized(c, entryFor(uri, '', 0, [], FSCMT_URI_FLAGS.URIF_STARTURI), false);
+        here++;
+      } else if (owner === undefined) {
+        c.forwarded.delete(uri);
+        this.link(c, uri, '', 0, [], true);
+        forwarded++;
+      }
+    }
+    this.opts.log?.info({ collection: name, here, forwarded }, 'configuration updated: start URIs requeued');
   }
 
   private async remove(name: string): Promise<void> {
@@ -704,10 +749,12 @@ export class NodeSchedulerMachine {
     this.events.onWork?.();
   }
 
+  /** 3.1.6: each CMD_UM_STAT carries the counters' change since the previous one, not the totals. */
   private statistics(): void {
     for (const c of this.collections.values()) {
-      const stats = new FswcuDict(Object.entries(c.stats).map(([k, v]) => [new TextEncoder().encode(k), v]));
-      this.toMns({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
+      const delta = Object.entries(c.stats).map(([k, v]) => [new TextEncoder().encode(k), v - c.statsSent[k as keyof CrawlStats]] as [Uint8Array, number]);
+      c.statsSent = { ...c.stats };
+      this.toMns({ command: 'CMD_UM_STAT', dspecName: c.name, stats: new FswcuDict(delta) });
     }
   }
 
