@@ -72,8 +72,11 @@ interface Collection {
   sites: Map<string, Site>;
   /** Every URI ever queued here (each is fetched once). */
   seen: Set<string>;
-  /** Links already handed to the multinode scheduler (each is sent once). */
-  forwarded: Set<string>;
+  /**
+   * Links handed to the multinode scheduler (each is sent once), by site, with their depth: when a site's route
+   * moves to another node (its owner was dropped), they go to the new owner, for they may have died with the old one.
+   */
+  forwarded: Map<string, Map<string, number>>;
   quarantine: Map<string, number>;
   /** Totals since the collection was added (what this node logs). */
   stats: CrawlStats;
@@ -322,7 +325,9 @@ export class NodeSchedulerMachine {
         const r = msg.route;
         const table = this.routes.get(msg.dspecName) ?? new Map();
         this.routes.set(msg.dspecName, table);
+        const before = table.get(r.site)?.nodeId;
         table.set(r.site, { nodeId: r.nodeId, addrinfo: r.addrinfo, expires: this.opts.clock.now() + r.ttl * 1000 });
+        if (before !== undefined && before !== r.nodeId) this.routeMoved(msg.dspecName, r.site, before, r.nodeId);
         const ips = ipsOf(r.addrinfo);
         if (ips.length > 0 && r.ttl > 0) this.dns.set(hostOf(r.site), { ips, expires: this.opts.clock.now() + r.ttl * 1000 });
         return;
@@ -427,7 +432,7 @@ export class NodeSchedulerMachine {
         feedingSuspended: false,
         sites: new Map(),
         seen: new Set(),
-        forwarded: new Set(),
+        forwarded: new Map(),
         quarantine: new Map(),
         stats: noStats(),
         statsSent: noStats(),
@@ -458,7 +463,7 @@ export class NodeSchedulerMachine {
         this.enqueueNormalized(c, entryFor(uri, '', 0, [], FSCMT_URI_FLAGS.URIF_STARTURI), false);
         here++;
       } else if (owner === undefined) {
-        c.forwarded.delete(uri);
+        c.forwarded.get(where.site)?.delete(uri);
         this.link(c, uri, '', 0, [], true);
         forwarded++;
       }
@@ -729,14 +734,47 @@ export class NodeSchedulerMachine {
     if (!where) return;
     const route = this.routes.get(c.name)?.get(where.site);
     if (route?.nodeId === this.opts.nodeId) return this.enqueueNormalized(c, entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0), false);
-    if (c.forwarded.has(uri)) return;
+    if (c.forwarded.get(where.site)?.has(uri)) return;
     const entry = entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0);
     if (!uriAllowed(c.settings, uri)) {
       c.stats.excluded++;
       return;
     }
     // not routed here (or not routed at all): the multinode scheduler routes it (3.1, forward links)
-    c.forwarded.add(uri);
+    let bySite = c.forwarded.get(where.site);
+    if (!bySite) c.forwarded.set(where.site, (bySite = new Map()));
+    bySite.set(uri, depth);
+    this.toMns({ command: 'CMD_UM_URI', dspecName: c.name, entry });
+    this.outbox.add({ collection: c.name, entry });
+  }
+
+  /**
+   * A site's route moved from one node to another: the multinode scheduler dropped the old owner (dead, or gone and
+   * back). What was sent to the old owner may have died with it, so the links this node forwarded to the site are
+   * handed to the new owner: queued here when that is us (a URI seen here is not fetched twice), sent to the
+   * multinode scheduler again otherwise. A site that moved away from us is no longer crawled here: what its queue
+   * holds goes to the new owner too (a fetch under way finishes).
+   */
+  private routeMoved(collection: string, site: string, from: string, to: string): void {
+    const c = this.collections.get(collection);
+    if (!c || c.state === FSCMT_CONF_STATES.REMOVING) return;
+    const links = c.forwarded.get(site) ?? new Map<string, number>();
+    const queued = from === this.opts.nodeId ? (c.sites.get(site)?.queue.splice(0) ?? []) : [];
+    if (links.size === 0 && queued.length === 0) return;
+    if (to === this.opts.nodeId) {
+      c.forwarded.delete(site);
+      for (const [uri, depth] of links) this.enqueueNormalized(c, entryFor(uri, '', depth, []), false);
+    } else {
+      for (const [uri, depth] of links) this.forward(c, entryFor(uri, '', depth, []));
+      for (const entry of queued) {
+        c.seen.delete(entry.uri.uri);
+        this.forward(c, entry);
+      }
+    }
+    this.opts.log?.info({ collection, site, from, to, links: links.size, queued: queued.length }, 'a site moved to another node: its links follow it');
+  }
+
+  private forward(c: Collection, entry: FscmtQueueEntry): void {
     this.toMns({ command: 'CMD_UM_URI', dspecName: c.name, entry });
     this.outbox.add({ collection: c.name, entry });
   }
