@@ -2,7 +2,8 @@
  * Kill -9 of one of two node schedulers in the middle of a crawl (all parts separate processes on a real
  * nats-server): the multinode scheduler sees its keep-alives go unanswered, drops it and routes its sites to the
  * other node, which crawls them anew from their start URIs, the entries they were first routed with, and the links
- * it had forwarded to them. Every allowed page of the dead node's sites is fetched in the end.
+ * it had forwarded to them. Every allowed page of the dead node's sites is fetched in the end; restarted with the same
+ * id, the node is taken back.
  */
 import { sleep, waitFor } from '@esp/testing';
 import { describe, expect, it } from 'vitest';
@@ -44,5 +45,13 @@ describe('a node scheduler killed (SIGKILL) mid-crawl', () => {
     console.info(
       `node kill: ${expected} pages, fetched at kill=${atKill}, dropped after ~${droppedAfterMs} ms, sites moved=${dropped['sites'] as number}, entries requeued=${dropped['requeued'] as number}, pages fetched twice=${refetched}`,
     );
+
+    // the dead node restarted with the same id over NATS: taken back as a new node (no refusal)
+    await dead.restart();
+    await waitFor(() => cluster.mns.logs.filter((l) => l['msg'] === 'node scheduler registered' && l['node'] === 'node1').length >= 2, {
+      timeoutMs: 30_000,
+      what: 'node1 registered again after its restart',
+    });
+    expect(cluster.mns.logs.filter((l) => l['msg'] === 'refused a node scheduler connection')).toEqual([]);
   }, 180_000);
 });
