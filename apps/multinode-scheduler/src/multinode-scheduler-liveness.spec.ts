@@ -127,6 +127,21 @@ describe('multinode scheduler: dead and returning node schedulers', () => {
     r.m.stop();
   });
 
+  it('a node registering again on its address starts its count of missed rounds from zero', () => {
+    const r = crawling();
+    r.m.start();
+    round(r, false);
+    round(r, false);
+    r.init(A, 'n1'); // it noticed our silence and registered again
+    round(r, false);
+    round(r, false);
+    round(r, false);
+    expect(r.m.nodeIds()).toEqual(['n1', 'n2']);
+    round(r, false);
+    expect(r.m.nodeIds()).toEqual(['n2']);
+    r.m.stop();
+  });
+
   it('a dropped node is refused until it registers again; then it is taken back as a new node', () => {
     const r = crawling();
     r.m.dropNode(A, 'test');
