@@ -142,6 +142,20 @@ describe('multinode scheduler: dead and returning node schedulers', () => {
     r.m.stop();
   });
 
+  it('a node that left a keep-alive round unanswered gets no new site while another answers', () => {
+    const r = crawling();
+    r.m.start();
+    round(r, false);
+    round(r, false); // A: one whole round unanswered
+    r.send(B, { command: 'CMD_UM_URI', dspecName: 'web', entry: entry('http://127.0.0.1:8010/') });
+    r.send(B, { command: 'CMD_UM_URI', dspecName: 'web', entry: entry('http://127.0.0.1:8011/') });
+    expect([r.m.routeOf('web', '127.0.0.1:8010'), r.m.routeOf('web', '127.0.0.1:8011')]).toEqual(['n2', 'n2']);
+    round(r, true); // A answers again: it is the least loaded
+    r.send(B, { command: 'CMD_UM_URI', dspecName: 'web', entry: entry('http://127.0.0.1:8012/') });
+    expect(r.m.routeOf('web', '127.0.0.1:8012')).toBe('n1');
+    r.m.stop();
+  });
+
   it('a dropped node is refused until it registers again; then it is taken back as a new node', () => {
     const r = crawling();
     r.m.dropNode(A, 'test');

@@ -686,9 +686,16 @@ export class MultinodeSchedulerMachine {
     this.sendTo(to, { command: 'CMD_UM_ADD_ROUTE', dspecName: collection, route: { nodeId: owner, routingAttribute: site, site, addrinfo: dns?.addrinfo ?? null, ttl } }, 1);
   }
 
+  /**
+   * The least-loaded node, among those that answered the previous keep-alive round when there are any (`missed` is 1
+   * between a keep-alive and its answer): a node going quiet gets no new site while it may be dying.
+   */
   private pickNode(): Node {
     let best: Node | undefined;
-    for (const n of this.nodes.values()) if (!best || n.sites < best.sites) best = n;
+    const answering = (n: Node): boolean => n.missed <= 1;
+    for (const n of this.nodes.values()) {
+      if (!best || (answering(n) && !answering(best)) || (answering(n) === answering(best) && n.sites < best.sites)) best = n;
+    }
     return best as Node;
   }
 
