@@ -5,7 +5,10 @@
  * - `listen`: a TCP port standing for one cluster peer (say the multinode scheduler `mns/main`). Each accepted
  *   connection becomes a peer of its own on the bus (`tcp/<gateway id>.<n>`): what it sends goes to the target with
  *   that address as sender, and whatever is sent to that address is written to the connection. So a node scheduler
- *   with a socket talks to a native multinode scheduler as if it were one more node scheduler.
+ *   with a socket talks to a native multinode scheduler as if it were one more node scheduler. What a TCP connection
+ *   tells by itself travels as control messages (crawl-control.ts): when the connection closes the target hears
+ *   `peer-gone` (a multinode scheduler drops the node at once, so the node can register again on a new connection),
+ *   and when the target refuses the peer (`refused`) the gateway closes the connection with the reason.
  * - `connect`: an external TCP server (say a duplicate server `dup/ext1`) becomes a cluster peer. For each cluster
  *   peer that sends to it, the gateway opens one TCP connection to the server (one connection per peer pair, as
  *   2.1 asks) and passes answers back to that peer.
@@ -76,9 +79,11 @@ export async function startGateway(bus: RawBus, opts: GatewayOptions): Promise<G
       const conn = new PeerConnection(socket, {
         ...limits,
         onFrame: (frame) => (endpoint ? endpoint.sendFrame(target, frame) : early.push(frame)),
-        onClose: () => {
+        onClose: (reason) => {
           open.delete(conn);
-          if (endpoint) void stopEndpoint(endpoint);
+          if (!endpoint) return;
+          endpoint.sendControl(target, { kind: 'peer-gone', peer: endpoint.address, reason });
+          void stopEndpoint(endpoint);
         },
       });
       open.add(conn);
@@ -87,6 +92,9 @@ export async function startGateway(bus: RawBus, opts: GatewayOptions): Promise<G
         self,
         log,
         maxFrameBytes: opts.maxFrameBytes,
+        onControl: (msg) => {
+          if (msg.kind === 'refused') conn.close(`refused by ${target}: ${msg.reason}`, 'warn');
+        },
         onBatch: (batch) => {
           for (const m of batch) conn.send(m.frame, m.priority);
         },

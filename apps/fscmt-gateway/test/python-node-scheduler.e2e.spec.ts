@@ -18,6 +18,16 @@ let dir: string;
 let mns: ChildService;
 let gw: ChildService;
 let py: ChildProcess | undefined;
+const others: ChildProcess[] = [];
+
+/** A Python node scheduler with id `id` on the gateway's port; its JSON lines land in `lines`. */
+function pythonPeer(id: string): { proc: ChildProcess; lines: Array<Record<string, unknown>>; recv: (cmd: number) => Array<Record<string, unknown>> } {
+  const port = (gw.logs.find((l) => l['msg'] === 'ready') as { listeners: Array<{ port: number }> }).listeners[0]!.port;
+  const lines: Array<Record<string, unknown>> = [];
+  const proc = spawn(PYTHON, [PEER, '127.0.0.1', String(port), id], { stdio: ['ignore', 'pipe', 'inherit'] });
+  createInterface({ input: proc.stdout! }).on('line', (l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+  return { proc, lines, recv: (cmd) => lines.filter((l) => l['event'] === 'recv' && l['cmd'] === cmd) };
+}
 
 beforeAll(async () => {
   ns = await NatsServer.start({ jetstream: false });
@@ -37,7 +47,7 @@ beforeAll(async () => {
   gw = await ChildService.start({ entry: 'apps/fscmt-gateway/src/main.ts', args: ['--nats', ns.url, '--cluster', CLUSTER, '--listen', '127.0.0.1:0=mns/main'] });
 });
 afterAll(async () => {
-  if (py && py.exitCode === null) py.kill('SIGKILL');
+  for (const p of [py, ...others]) if (p && p.exitCode === null) p.kill('SIGKILL');
   await gw?.stop();
   await mns?.stop();
   await ns?.cleanup();
@@ -64,4 +74,37 @@ describe('a Python node scheduler through the fscmt-gateway', () => {
     expect(sent(9)).toHaveLength(1);
     expect(mns.logs.filter((l) => String(l['msg']).startsWith('no CMD_UM_KEEPALIVE_ACK'))).toEqual([]);
   }, 40_000);
+
+  it('a second connection with the same node id is refused and closed; after the first disconnects, the id registers again and gets its sites back', async () => {
+    const registered = () => mns.logs.filter((l) => l['msg'] === 'node scheduler registered' && l['node'] === 'py-node');
+    expect(registered()).toHaveLength(1);
+
+    // the node is still connected: a second py-node is refused, and the gateway closes its connection saying why
+    const twin = pythonPeer('py-node');
+    others.push(twin.proc);
+    await waitFor(() => twin.lines.some((l) => l['event'] === 'closed'), { timeoutMs: 15_000, what: 'the refused connection closed' });
+    expect(mns.logs.find((l) => l['msg'] === 'refused a node scheduler connection' && l['reason'] === 'node id py-node is already registered')).toBeTruthy();
+    expect(gw.logs.find((l) => String(l['msg']).startsWith('disconnected: refused by ') && String(l['msg']).endsWith('node id py-node is already registered'))).toBeTruthy();
+    expect(twin.recv(1)).toEqual([]); // it was never sent a configuration
+
+    // the first one goes away: the gateway tells the scheduler, which drops the node and frees its id at once
+    py!.kill('SIGKILL');
+    await waitFor(() => mns.logs.some((l) => l['msg'] === 'node scheduler dropped: its sites go to the live nodes' && l['node'] === 'py-node'), {
+      timeoutMs: 15_000,
+      what: 'the node dropped after its connection closed',
+    });
+    const dropped = mns.logs.find((l) => l['msg'] === 'node scheduler dropped: its sites go to the live nodes')!;
+    expect(dropped['reason']).toBe('peer closed the connection');
+    expect(dropped['sites']).toBe(2);
+
+    // it comes back with the same id on a new connection: taken back, and its two sites (requeued when it left) with it
+    const back = pythonPeer('py-node');
+    others.push(back.proc);
+    await waitFor(() => back.recv(1).length >= 1 && back.recv(25).length >= 2, { timeoutMs: 20_000, what: `frames in ${JSON.stringify(back.lines.map((l) => l['cmd']))}` });
+    expect(registered()).toHaveLength(2);
+    const uris = back.recv(25).map((l) => Buffer.from(String(l['hex']), 'hex').toString('latin1'));
+    expect(uris.some((u) => u.includes('http://127.0.0.1:18080/'))).toBe(true);
+    expect(uris.some((u) => u.includes('http://127.0.0.1:18081/a.html'))).toBe(true);
+    expect(back.lines.some((l) => l['event'] === 'closed')).toBe(false);
+  }, 60_000);
 });

@@ -15,13 +15,16 @@ Options:
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --max-sites-per-ip <n>  sites crawled at once on one IP (default: 10)
   --min-nodes <n>         route nothing until this many node schedulers registered (default: 1)
+  --max-missed-keepalives <n>
+                          drop a node scheduler that left this many keep-alives in a row unanswered: its sites
+                          go to the live nodes (default: 3)
   --data <dir>            keep the state (collections, queued entries, routes, IP permissions, DNS answers) in
                           <dir>/scheduler.sqlite and take it back at start, so kill -9 loses nothing answered
                           (default: none, the state is in memory only)
   -h, --help              show this help
 `;
 
-export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; dataDir: string | undefined }>;
+export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; maxMissedKeepalives: number; dataDir: string | undefined }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
@@ -35,6 +38,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'keepalive-ms': { type: 'string' },
       'max-sites-per-ip': { type: 'string' },
       'min-nodes': { type: 'string' },
+      'max-missed-keepalives': { type: 'string' },
       data: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -51,5 +55,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof maxSitesPerIp === 'string') return { kind: 'error', message: maxSitesPerIp };
   const minNodes = integerOption('min-nodes', values['min-nodes'], 1, 1, 10_000);
   if (typeof minNodes === 'string') return { kind: 'error', message: minNodes };
-  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, dataDir: values.data };
+  const maxMissedKeepalives = integerOption('max-missed-keepalives', values['max-missed-keepalives'], 3, 1, 10_000);
+  if (typeof maxMissedKeepalives === 'string') return { kind: 'error', message: maxMissedKeepalives };
+  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, maxMissedKeepalives, dataDir: values.data };
 }

@@ -12,6 +12,13 @@
  * goes to the routed node), URG entries to the front; DNS answers are cached for their TTL; START_CRAWL_IP is
  * refused for an IP another node crawls, and for an IP that already has `maxSitesPerIp` sites.
  *
+ * Liveness (beyond 3.2.6, which only logs): a node that leaves `maxMissedKeepalives` keep-alive rounds in a row
+ * unanswered, or whose connection the transport reports closed (`peerGone`), is dropped: its routes and IP
+ * permissions go, the entries it has not vouched for go back to the queue, and so do the start URIs of its sites
+ * and the entry each of its sites was first routed with, so that a live node takes the sites over and crawls them
+ * from there (what the dead node had queued lived in its memory alone). New sites go to live nodes only. The same
+ * node id registering again afterwards (over NATS or a new TCP connection) is a new registration.
+ *
  * Every change of what must survive a restart (collections and epochs, queued entries, routes, IP permissions, DNS
  * answers) is written through `store` as it happens; `restore()` takes it back. An entry handed to a node leaves
  * the store only when `onHandedOut` says so (the transport retires it once the message is known to have left).
@@ -29,11 +36,11 @@ import {
   type FscmtNodeSchedulerMessage,
   type FscmtPriority,
   type FscmtQueueEntry,
-  type FswcuValue,
 } from '@esp/codecs';
-import { KeepaliveOutbox } from '@esp/crawl-bus';
+import { crawlStartUris, KeepaliveOutbox } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
+import { BoundedLog } from './bounded-log';
 import { NullSchedulerStore, type SchedulerStore, type StoredSchedulerState } from './scheduler-store';
 
 export const DEFAULT_KEEPALIVE_MS = 120_000;
@@ -41,6 +48,10 @@ export const DEFAULT_DNS_TTL_S = 3600;
 export const MAX_SITES_PER_IP = 10;
 /** How long routing of a collection waits for a node's CMD_UM_LAST_ROUTE after asking it for its routes. */
 export const ASK_ROUTE_WAIT_MS = 30_000;
+/** Keep-alive rounds left unanswered in a row after which a node scheduler counts as dead and is dropped. */
+export const DEFAULT_MAX_MISSED_KEEPALIVES = 3;
+/** CMD_UM_LOG lines kept for inspection (each is also written to the scheduler's log). */
+export const LOG_LINES_KEPT = 1000;
 
 interface Node {
   id: string;
@@ -75,7 +86,10 @@ interface Collection {
   /** Entries waiting for their site's DNS answer before they can be routed. */
   parked: Map<string, Queued[]>;
   removing: boolean;
-  stats: Map<string, FswcuValue>;
+  /** node id -> counter -> total: the sum of the deltas the node sent (3.1.6: a CMD_UM_STAT carries a delta). */
+  stats: Map<string, Map<string, number>>;
+  /** site -> the entry that made its route (in memory only): a dead owner's site is crawled again from there. */
+  routedBy: Map<string, FscmtQueueEntry>;
   /** Nodes asked for their routes (CMD_UM_ASK_ROUTE) whose CMD_UM_LAST_ROUTE has not come: node id -> deadline. */
   awaitingRoutes: Map<string, number>;
 }
@@ -97,8 +111,13 @@ export interface MultinodeSchedulerOptions {
   log?: Logger;
   keepaliveMs?: number;
   maxSitesPerIp?: number;
-  /** Routing waits until this many node schedulers are registered (so the first one does not take every site). */
+  /**
+   * Routing begins once this many node schedulers are registered (so the first one does not take every site); once
+   * begun it goes on with fewer (a dead node's sites must go to the live ones).
+   */
   minNodes?: number;
+  /** Keep-alive rounds left unanswered in a row after which a node is dropped (default 3). */
+  maxMissedKeepalives?: number;
   /** Where the state that must survive a restart is written (default: nowhere). */
   store?: SchedulerStore;
   /**
@@ -122,7 +141,10 @@ export class MultinodeSchedulerMachine {
   /** Next store keys for an entry put in front / at the back of a queue. */
   private frontKey = 0;
   private backKey = 1;
-  readonly logLines: Array<{ node: string; file: string; message: string }> = [];
+  readonly logLines = new BoundedLog<{ node: string; file: string; message: string }>(LOG_LINES_KEPT);
+  /** Set once `minNodes` nodes were registered: routing has begun. */
+  private routing = false;
+  private busDown = false;
 
   constructor(private readonly opts: MultinodeSchedulerOptions) {
     this.store = opts.store ?? new NullSchedulerStore();
@@ -144,6 +166,7 @@ export class MultinodeSchedulerMachine {
         parked: new Map(),
         removing: s.removing,
         stats: new Map(),
+        routedBy: new Map(),
         awaitingRoutes: new Map(),
       });
     }
@@ -168,7 +191,12 @@ export class MultinodeSchedulerMachine {
     const tick = (): void => {
       const reconnected = this.resendDue;
       this.resendDue = false;
-      for (const n of this.nodes.values()) {
+      const maxMissed = this.opts.maxMissedKeepalives ?? DEFAULT_MAX_MISSED_KEEPALIVES;
+      for (const n of [...this.nodes.values()]) {
+        if (n.missed >= maxMissed && !this.busDown) {
+          this.dropNode(n.address, `${n.missed} keep-alives unanswered`);
+          continue;
+        }
         if (n.missed > 0) this.opts.log?.warn({ node: n.id, missed: n.missed }, 'no CMD_UM_KEEPALIVE_ACK since the previous keep-alive');
         // the entries it may not have got: a keep-alive round unanswered, or our own link to NATS was broken (an
         // outage shorter than a round is answered in time, yet what the old nats-server held for the node is gone)
@@ -187,9 +215,19 @@ export class MultinodeSchedulerMachine {
     if (this.keepaliveTimer) this.opts.clock.clearTimeout(this.keepaliveTimer);
   }
 
-  /** Our NATS connection came back: at the next keep-alive tick every node gets again what it has not vouched for. */
+  /**
+   * Our NATS connection came back: at the next keep-alive tick every node gets again what it has not vouched for.
+   * The rounds missed while we were cut off say nothing about the nodes: they start again from zero.
+   */
   busReconnected(): void {
     this.resendDue = true;
+    this.busDown = false;
+    for (const n of this.nodes.values()) n.missed = 0;
+  }
+
+  /** Our NATS connection broke: unanswered keep-alives are our outage, not the nodes', and drop nobody meanwhile. */
+  busDisconnected(): void {
+    this.busDown = true;
   }
 
   /** Entries handed out and not yet vouched for by their node, over all nodes (what a NATS outage could have lost). */
@@ -236,8 +274,18 @@ export class MultinodeSchedulerMachine {
     return this.collections.get(collection)?.queue.length ?? 0;
   }
 
-  statsOf(collection: string): Map<string, FswcuValue> | undefined {
+  /** Per node, the counters it reported (sums of its deltas). */
+  statsOf(collection: string): Map<string, Map<string, number>> | undefined {
     return this.collections.get(collection)?.stats;
+  }
+
+  /** The collection's counters over every node that ever reported (a dropped node's counts stay). */
+  totalStats(collection: string): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const byNode of this.collections.get(collection)?.stats.values() ?? []) {
+      for (const [k, v] of byNode) out[k] = (out[k] ?? 0) + v;
+    }
+    return out;
   }
 
   // ---- administration (MS-FSCADM side): configurations to every node scheduler
@@ -254,6 +302,7 @@ export class MultinodeSchedulerMachine {
       parked: new Map(),
       removing: false,
       stats: new Map(),
+      routedBy: new Map(),
       awaitingRoutes: new Map(),
     };
     this.collections.set(name, c);
@@ -341,7 +390,7 @@ export class MultinodeSchedulerMachine {
       }
       case 'CMD_UM_STAT': {
         const c = this.collections.get(msg.dspecName);
-        c?.stats.set(node.id, msg.stats);
+        if (c && msg.stats instanceof FswcuDict) addStats(c.stats, node.id, msg.stats);
         return;
       }
       case 'CMD_UM_LOG':
@@ -428,7 +477,10 @@ export class MultinodeSchedulerMachine {
     if (!node) this.nodes.set(from, { id: nodeId, address: from, missed: 0, sites, handed: new KeepaliveOutbox<Handed>() });
     this.opts.log?.info({ node: nodeId, address: from, again: node !== undefined }, 'node scheduler registered');
     // registering again means it lost track of us: what it had not vouched for may be lost too
-    if (node) this.resendHanded(node);
+    if (node) {
+      node.missed = 0;
+      this.resendHanded(node);
+    }
     for (const [name, c] of this.collections) {
       if (c.removing) continue;
       this.sendTo(from, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec: c.dspec, epoch: c.epoch }, 1);
@@ -442,32 +494,68 @@ export class MultinodeSchedulerMachine {
     this.pump();
   }
 
+  /** The transport saw the node's connection close (a TCP peer of the gateway): it is dropped at once. */
+  peerGone(address: string, reason = 'connection closed'): void {
+    this.dropNode(address, reason);
+  }
+
   private refuse(from: string, reason: string): void {
     this.opts.log?.warn({ from, reason }, 'refused a node scheduler connection');
     this.opts.onRefused?.(from, reason);
   }
 
-  /** A node scheduler leaves (its connection closed, or it stopped answering): its routes go to the others. */
-  dropNode(address: string): void {
+  /**
+   * A node scheduler leaves (its connection closed, or it stopped answering): its routes and IP permissions go, and
+   * its work comes back to the queue to be routed to live nodes: the entries it never vouched for, and per site it
+   * owned the collection's start URIs on that site and the entry the site was first routed with. What it had
+   * vouched for, and the links it found on its own sites, were in its memory alone: they are found again by
+   * crawling the sites anew from those entries.
+   */
+  dropNode(address: string, reason = 'dropped'): void {
     const node = this.nodes.get(address);
     if (!node) return;
     this.nodes.delete(address);
-    // what it never vouched for goes back to the queue, to be routed anew once its routes are gone (below)
     const unconfirmed = node.handed.takeAll();
+    let sites = 0;
+    let requeued = 0;
     for (const [name, c] of this.collections) {
       c.awaitingRoutes.delete(node.id);
+      const lost = new Set<string>();
       for (const [site, owner] of c.routes) {
         if (owner !== node.id) continue;
         c.routes.delete(site);
         this.store.deleteRoute(name, site);
+        lost.add(site);
       }
+      sites += lost.size;
+      if (c.removing || lost.size === 0) continue;
+      // the requeued entries go to the front (the site was being crawled), each URI once, and none the node had
+      // not vouched for (those come back below anyway)
+      const again = new Map<string, FscmtQueueEntry>();
+      for (const h of unconfirmed) if (h.collection === name) again.set(h.entry.uri.uri, h.entry);
+      const back = new Set(again.keys());
+      for (const uri of crawlStartUris(c.dspec)) {
+        const e = startEntry(uri);
+        const site = siteOf(e);
+        if (site && lost.has(site.site)) again.set(uri, e);
+      }
+      for (const site of lost) {
+        const first = c.routedBy.get(site);
+        c.routedBy.delete(site);
+        if (first && !again.has(first.uri.uri)) again.set(first.uri.uri, first);
+      }
+      for (const back1 of back) again.delete(back1);
+      for (const e of [...again.values()].reverse()) this.enqueue(name, c, e, true);
+      requeued += again.size;
     }
     for (const [ip, rec] of this.ips) {
       if (rec.node !== node.id) continue;
       this.ips.delete(ip);
       this.store.deleteIp(ip);
     }
+    this.opts.log?.warn({ node: node.id, address, reason, sites, requeued, unconfirmed: unconfirmed.length }, 'node scheduler dropped: its sites go to the live nodes');
     if (unconfirmed.length > 0) this.requeue(unconfirmed);
+    else this.pump();
   }
 
   private active(name: string): Collection | undefined {
@@ -515,7 +603,9 @@ export class MultinodeSchedulerMachine {
 
   /** Routes and hands out queued entries while there are node schedulers to take them (3.2.5.5). */
   private pump(): void {
-    if (this.nodes.size === 0 || this.nodes.size < (this.opts.minNodes ?? 1)) return;
+    if (this.nodes.size === 0) return;
+    if (!this.routing && this.nodes.size < (this.opts.minNodes ?? 1)) return;
+    this.routing = true;
     const now = this.opts.clock.now();
     for (const [name, c] of this.collections) {
       if (c.removing || c.state !== FSCMT_CONF_STATES.ACTIVE) continue;
@@ -546,6 +636,7 @@ export class MultinodeSchedulerMachine {
           }
           owner = this.pickNode().id;
           c.routes.set(site.site, owner);
+          c.routedBy.set(site.site, entry);
           this.store.putRoute(name, site.site, owner);
           for (const n of this.nodes.values()) {
             if (n.id === owner) n.sites++;
@@ -595,9 +686,16 @@ export class MultinodeSchedulerMachine {
     this.sendTo(to, { command: 'CMD_UM_ADD_ROUTE', dspecName: collection, route: { nodeId: owner, routingAttribute: site, site, addrinfo: dns?.addrinfo ?? null, ttl } }, 1);
   }
 
+  /**
+   * The least-loaded node, among those that answered the previous keep-alive round when there are any (`missed` is 1
+   * between a keep-alive and its answer): a node going quiet gets no new site while it may be dying.
+   */
   private pickNode(): Node {
     let best: Node | undefined;
-    for (const n of this.nodes.values()) if (!best || n.sites < best.sites) best = n;
+    const answering = (n: Node): boolean => n.missed <= 1;
+    for (const n of this.nodes.values()) {
+      if (!best || (answering(n) && !answering(best)) || (answering(n) === answering(best) && n.sites < best.sites)) best = n;
+    }
     return best as Node;
   }
 
@@ -627,6 +725,18 @@ export function siteOf(entry: FscmtQueueEntry): { site: string; host: string } |
     return { site: u.host.toLowerCase(), host: u.hostname.toLowerCase() };
   } catch {
     return undefined;
+  }
+}
+
+/** Adds a CMD_UM_STAT delta to the node's totals (numbers only; anything else in the dict is not a counter). */
+function addStats(stats: Map<string, Map<string, number>>, nodeId: string, delta: FswcuDict): void {
+  const totals = stats.get(nodeId) ?? new Map<string, number>();
+  stats.set(nodeId, totals);
+  for (const [k, v] of delta.entries) {
+    const key = k instanceof Uint8Array ? new TextDecoder().decode(k) : typeof k === 'string' ? k : undefined;
+    const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : undefined;
+    if (key === undefined || n === undefined) continue;
+    totals.set(key, (totals.get(key) ?? 0) + n);
   }
 }
 

@@ -12,7 +12,7 @@
  * restarted scheduler sends it again and the node scheduler drops it as seen.
  */
 import { lookup } from 'node:dns/promises';
-import { CrawlEndpoint } from '@esp/crawl-bus';
+import { CrawlEndpoint, parseCrawlAddress } from '@esp/crawl-bus';
 import type { FscmtAddrinfo, FscmtQueueEntry, FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
@@ -31,6 +31,8 @@ export interface MultinodeSchedulerOptions {
   keepaliveMs?: number;
   maxSitesPerIp?: number;
   minNodes?: number;
+  /** Keep-alive rounds unanswered in a row after which a node scheduler is dropped (default 3). */
+  maxMissedKeepalives?: number;
   /** Keep the state here (SQLite) and take it back at start; without it the scheduler forgets everything on exit. */
   dataDir?: string;
   /** Resolver override (tests): host -> IP addresses. */
@@ -106,7 +108,13 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
     keepaliveMs: opts.keepaliveMs,
     maxSitesPerIp: opts.maxSitesPerIp,
     minNodes: opts.minNodes,
+    maxMissedKeepalives: opts.maxMissedKeepalives,
     store,
+    // a gateway connection is closed by the gateway when told (a peer on NATS has no connection to close; it hears
+    // no answer and registers again)
+    onRefused: (address, reason) => {
+      if (parseCrawlAddress(address)?.role === 'tcp') link.endpoint?.sendControl(address, { kind: 'refused', reason });
+    },
     onHandedOut: opts.dataDir
       ? (key, collection, entry) => {
           handed.push({ key, collection, entry });
@@ -144,6 +152,10 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
   const endpoint = await CrawlEndpoint.start(bus, {
     self: { cluster: opts.cluster, role: 'mns', id: opts.id },
     log: opts.log,
+    // the gateway tells when a TCP peer's connection closed: the node it registered is dropped at once
+    onControl: (msg) => {
+      if (msg.kind === 'peer-gone') atomically(() => machine.peerGone(msg.peer, msg.reason));
+    },
     onBatch: (batch) => {
       atomically(() => {
         for (const m of batch) machine.handle(m.from, m.dict, m.priority);
@@ -158,6 +170,7 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
   machine.start();
   const offConnection = bus.onConnectionChange((change) => {
     if (change === 'reconnect') machine.busReconnected();
+    else machine.busDisconnected();
   });
   return {
     address: endpoint.address,

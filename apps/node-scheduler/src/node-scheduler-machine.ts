@@ -28,7 +28,7 @@ import {
   type FscmtQueueEntry,
   type FscmtRedirect,
 } from '@esp/codecs';
-import { KeepaliveOutbox } from '@esp/crawl-bus';
+import { crawlStartUris, KeepaliveOutbox } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
 import type { Clock, TimerHandle } from '@esp/timers';
 import { crawlSettings, uriAllowed, type CrawlSettings } from './crawl-settings';
@@ -72,10 +72,16 @@ interface Collection {
   sites: Map<string, Site>;
   /** Every URI ever queued here (each is fetched once). */
   seen: Set<string>;
-  /** Links already handed to the multinode scheduler (each is sent once). */
-  forwarded: Set<string>;
+  /**
+   * Links handed to the multinode scheduler (each is sent once), by site, with their depth: when a site's route
+   * moves to another node (its owner was dropped), they go to the new owner, for they may have died with the old one.
+   */
+  forwarded: Map<string, Map<string, number>>;
   quarantine: Map<string, number>;
+  /** Totals since the collection was added (what this node logs). */
   stats: CrawlStats;
+  /** The totals at the previous Statistics Timeout: CMD_UM_STAT carries the difference (3.1.6). */
+  statsSent: CrawlStats;
 }
 
 /**
@@ -278,9 +284,19 @@ export class NodeSchedulerMachine {
         this.mnsMissed = 0;
         this.outbox.ackReceived();
         return;
-      case 'CMD_ADM_CONF_ADD':
+      case 'CMD_ADM_CONF_ADD': {
+        // 3.1.5.10: an ADD for a collection held here is an UPDATE, when it brings a newer configuration; the same
+        // epoch again is the scheduler re-registering us (or restarted), and must not recrawl the start URIs
+        const held = this.collections.get(msg.dspecName);
+        const update = held !== undefined && msg.epoch !== undefined && msg.epoch > held.epoch;
+        if (this.configure(msg.dspecName, msg.dspec, msg.epoch) && update) this.requeueStartUris(msg.dspecName);
+        return;
+      }
       case 'CMD_ADM_CONF_UPDATE':
-        return this.configure(msg.dspecName, msg.dspec, msg.epoch);
+        // 3.1.5.11: an update of a collection not held here is ignored
+        if (!this.collections.has(msg.dspecName)) return;
+        if (this.configure(msg.dspecName, msg.dspec, msg.epoch)) this.requeueStartUris(msg.dspecName);
+        return;
       case 'CMD_ADM_CONF_REMOVE':
         return void this.remove(msg.dspecName);
       case 'CMD_ADM_CONF_SUSPEND':
@@ -309,7 +325,9 @@ export class NodeSchedulerMachine {
         const r = msg.route;
         const table = this.routes.get(msg.dspecName) ?? new Map();
         this.routes.set(msg.dspecName, table);
+        const before = table.get(r.site)?.nodeId;
         table.set(r.site, { nodeId: r.nodeId, addrinfo: r.addrinfo, expires: this.opts.clock.now() + r.ttl * 1000 });
+        if (before !== undefined && before !== r.nodeId) this.routeMoved(msg.dspecName, r.site, before, r.nodeId);
         const ips = ipsOf(r.addrinfo);
         if (ips.length > 0 && r.ttl > 0) this.dns.set(hostOf(r.site), { ips, expires: this.opts.clock.now() + r.ttl * 1000 });
         return;
@@ -389,14 +407,15 @@ export class NodeSchedulerMachine {
 
   // ---- crawl queue
 
-  private configure(name: string, dspec: FswcuDict, epoch: number | undefined): void {
+  /** Applies a configuration; false when it was refused (nothing changed). */
+  private configure(name: string, dspec: FswcuDict, epoch: number | undefined): boolean {
     let settings: CrawlSettings;
     try {
       settings = crawlSettings(dspec);
     } catch (err) {
       this.opts.log?.error({ collection: name, err: (err as Error).message }, 'crawl configuration refused');
       this.toMns({ command: 'CMD_UM_LOG', dspecName: name, data: { logFile: 'sc', message: `configuration refused: ${(err as Error).message}` } });
-      return;
+      return false;
     }
     const c = this.collections.get(name);
     if (c) {
@@ -413,12 +432,43 @@ export class NodeSchedulerMachine {
         feedingSuspended: false,
         sites: new Map(),
         seen: new Set(),
-        forwarded: new Set(),
+        forwarded: new Map(),
         quarantine: new Map(),
         stats: noStats(),
+        statsSent: noStats(),
       });
     }
     this.events.onConfig?.(name, dspec);
+    return true;
+  }
+
+  /**
+   * 3.1.5.11: the start URIs of the updated configuration go back to the crawl queue. Those on sites routed here are
+   * crawled again (they leave the seen set); those not routed at all go to the multinode scheduler, which routes
+   * them (a start URI new in this configuration has no route yet; every node sends it, the routed node takes it
+   * once); those routed to another node are that node's to requeue on its own update.
+   */
+  private requeueStartUris(name: string): void {
+    const c = this.collections.get(name);
+    if (!c) return;
+    let here = 0;
+    let forwarded = 0;
+    for (const raw of crawlStartUris(c.dspec)) {
+      const uri = normalizeUri(raw, c.settings.stripQuery);
+      const where = uri === undefined ? undefined : siteOf(uri);
+      if (uri === undefined || !where) continue;
+      const owner = this.routes.get(name)?.get(where.site)?.nodeId;
+      if (owner === this.opts.nodeId) {
+        c.seen.delete(uri);
+        this.enqueueNormalized(c, entryFor(uri, '', 0, [], FSCMT_URI_FLAGS.URIF_STARTURI), false);
+        here++;
+      } else if (owner === undefined) {
+        c.forwarded.get(where.site)?.delete(uri);
+        this.link(c, uri, '', 0, [], true);
+        forwarded++;
+      }
+    }
+    this.opts.log?.info({ collection: name, here, forwarded }, 'configuration updated: start URIs requeued');
   }
 
   private async remove(name: string): Promise<void> {
@@ -684,14 +734,47 @@ export class NodeSchedulerMachine {
     if (!where) return;
     const route = this.routes.get(c.name)?.get(where.site);
     if (route?.nodeId === this.opts.nodeId) return this.enqueueNormalized(c, entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0), false);
-    if (c.forwarded.has(uri)) return;
+    if (c.forwarded.get(where.site)?.has(uri)) return;
     const entry = entryFor(uri, referrer, depth, redirects, redirects.at(-1)?.kind ?? 0);
     if (!uriAllowed(c.settings, uri)) {
       c.stats.excluded++;
       return;
     }
     // not routed here (or not routed at all): the multinode scheduler routes it (3.1, forward links)
-    c.forwarded.add(uri);
+    let bySite = c.forwarded.get(where.site);
+    if (!bySite) c.forwarded.set(where.site, (bySite = new Map()));
+    bySite.set(uri, depth);
+    this.toMns({ command: 'CMD_UM_URI', dspecName: c.name, entry });
+    this.outbox.add({ collection: c.name, entry });
+  }
+
+  /**
+   * A site's route moved from one node to another: the multinode scheduler dropped the old owner (dead, or gone and
+   * back). What was sent to the old owner may have died with it, so the links this node forwarded to the site are
+   * handed to the new owner: queued here when that is us (a URI seen here is not fetched twice), sent to the
+   * multinode scheduler again otherwise. A site that moved away from us is no longer crawled here: what its queue
+   * holds goes to the new owner too (a fetch under way finishes).
+   */
+  private routeMoved(collection: string, site: string, from: string, to: string): void {
+    const c = this.collections.get(collection);
+    if (!c || c.state === FSCMT_CONF_STATES.REMOVING) return;
+    const links = c.forwarded.get(site) ?? new Map<string, number>();
+    const queued = from === this.opts.nodeId ? (c.sites.get(site)?.queue.splice(0) ?? []) : [];
+    if (links.size === 0 && queued.length === 0) return;
+    if (to === this.opts.nodeId) {
+      c.forwarded.delete(site);
+      for (const [uri, depth] of links) this.enqueueNormalized(c, entryFor(uri, '', depth, []), false);
+    } else {
+      for (const [uri, depth] of links) this.forward(c, entryFor(uri, '', depth, []));
+      for (const entry of queued) {
+        c.seen.delete(entry.uri.uri);
+        this.forward(c, entry);
+      }
+    }
+    this.opts.log?.info({ collection, site, from, to, links: links.size, queued: queued.length }, 'a site moved to another node: its links follow it');
+  }
+
+  private forward(c: Collection, entry: FscmtQueueEntry): void {
     this.toMns({ command: 'CMD_UM_URI', dspecName: c.name, entry });
     this.outbox.add({ collection: c.name, entry });
   }
@@ -704,10 +787,12 @@ export class NodeSchedulerMachine {
     this.events.onWork?.();
   }
 
+  /** 3.1.6: each CMD_UM_STAT carries the counters' change since the previous one, not the totals. */
   private statistics(): void {
     for (const c of this.collections.values()) {
-      const stats = new FswcuDict(Object.entries(c.stats).map(([k, v]) => [new TextEncoder().encode(k), v]));
-      this.toMns({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
+      const delta = Object.entries(c.stats).map(([k, v]) => [new TextEncoder().encode(k), v - c.statsSent[k as keyof CrawlStats]] as [Uint8Array, number]);
+      c.statsSent = { ...c.stats };
+      this.toMns({ command: 'CMD_UM_STAT', dspecName: c.name, stats: new FswcuDict(delta) });
     }
   }
 

@@ -20,6 +20,7 @@
 import { encodeFscmtFrame, FscmtFrameParser, type FscmtPriority, type FswcuDict } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
+import { crawlControlSubject, decodeCrawlControl, encodeCrawlControl, type CrawlControl } from './crawl-control';
 import { crawlAddress, type CrawlPeer } from './crawl-subjects';
 import { PriorityQueue } from './priority-queue';
 
@@ -39,6 +40,8 @@ export interface CrawlEndpointOptions {
   log?: Logger;
   /** Largest frame body accepted from the bus (default 16 MiB, the codec's limit). */
   maxFrameBytes?: number;
+  /** Transport events sent to this address (crawl-control.ts); without it the endpoint does not listen for them. */
+  onControl?: (msg: CrawlControl) => void;
 }
 
 /** A NATS message is closed once it holds this many bytes of frames (well under NATS's 1 MiB default payload). */
@@ -56,6 +59,7 @@ export class CrawlEndpoint {
   private readonly outgoing = new Map<string, Outgoing>();
   private flushScheduled = false;
   private stopSub: (() => Promise<void>) | undefined;
+  private stopControl: (() => Promise<void>) | undefined;
   private onBatch: ((batch: CrawlInbound[]) => void) | undefined;
   /** Frames dropped because they did not decode. */
   dropped = 0;
@@ -71,6 +75,14 @@ export class CrawlEndpoint {
 
   static async start(bus: RawBus, opts: CrawlEndpointOptions): Promise<CrawlEndpoint> {
     const ep = new CrawlEndpoint(bus, opts);
+    const onControl = opts.onControl;
+    if (onControl) {
+      ep.stopControl = await bus.subscribe(crawlControlSubject(ep.address), (m) => {
+        const msg = decodeCrawlControl(m.data);
+        if (msg) onControl(msg);
+        else opts.log?.warn({ subject: crawlControlSubject(ep.address) }, 'dropped a bad control message');
+      });
+    }
     if (opts.onBatch) await ep.listen(opts.onBatch);
     return ep;
   }
@@ -101,6 +113,15 @@ export class CrawlEndpoint {
     }
   }
 
+  /**
+   * A transport event for `to` (crawl-control.ts). It is published after the frames already queued here, so a peer
+   * hears of a disconnect after everything that came over the connection.
+   */
+  sendControl(to: string, msg: CrawlControl): void {
+    this.flushAll();
+    this.bus.publish(crawlControlSubject(to), encodeCrawlControl(msg));
+  }
+
   /** Publishes now what is queued, as given (frames already packed by someone else, with their own reply subject). */
   publishRaw(to: string, bytes: Uint8Array, from: string): void {
     this.bus.publish(to, bytes, { reply: from });
@@ -115,6 +136,8 @@ export class CrawlEndpoint {
     this.flushAll();
     await this.stopSub?.();
     this.stopSub = undefined;
+    await this.stopControl?.();
+    this.stopControl = undefined;
   }
 
   private flushAll(): void {

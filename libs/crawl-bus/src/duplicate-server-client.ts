@@ -77,8 +77,12 @@ export class DuplicateServerClient {
   private timeline: Waiter[] = [];
   private timelineHead = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private readonly configWaiters = new Map<number, () => void>();
+  /** Unacknowledged PPDUP_SET_CONFIGs by vector clock, with their collection. */
+  private readonly configWaiters = new Map<number, { collection: string; done: () => void }>();
+  /** The vector clock of the link: +1 for every message sent over it (2.2.2.1 PKT_VCLOCK), not per configuration. */
   private vclock = 0;
+  /** collection -> vector clock of its most recent PPDUP_SET_CONFIG: only the answer to that one counts (3.1.5.22). */
+  private readonly latestConfig = new Map<string, number>();
   private endpoint!: CrawlEndpoint;
   private ownsEndpoint = false;
 
@@ -100,20 +104,46 @@ export class DuplicateServerClient {
     return n;
   }
 
-  /** Resolves when the server acknowledged this very PPDUP_SET_CONFIG (its vector clock, 3.1.5.22). */
+  /**
+   * Resolves when the server acknowledged this PPDUP_SET_CONFIG or a later one of the same collection (a later
+   * configuration supersedes it); PPDUP_CONFIG_ACK is matched on the vector clock of the most recent one (3.1.5.22).
+   */
   setConfig(collection: string, config: FswcuDict): Promise<void> {
-    const vclock = ++this.vclock;
+    const vclock = this.vclock + 1; // the clock this message is sent with
+    this.latestConfig.set(collection, vclock);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.configWaiters.delete(vclock);
         reject(new DuplicateServerTimeout(`no PPDUP_CONFIG_ACK for vector clock ${vclock}`));
       }, this.opts.timeoutMs ?? 10_000);
-      this.configWaiters.set(vclock, () => {
-        clearTimeout(timer);
-        resolve();
+      this.configWaiters.set(vclock, {
+        collection,
+        done: () => {
+          clearTimeout(timer);
+          resolve();
+        },
       });
       this.send({ command: 'PPDUP_SET_CONFIG', config, vclock, dspecName: collection }, 1);
     });
+  }
+
+  /** The link's vector clock: how many messages were sent to the server. */
+  get vectorClock(): number {
+    return this.vclock;
+  }
+
+  /** PPDUP_CONFIG_ACK: a reply to the most recent PPDUP_SET_CONFIG of a collection settles it and those it superseded. */
+  private configAcked(vclock: number): void {
+    const w = this.configWaiters.get(vclock);
+    if (!w || this.latestConfig.get(w.collection) !== vclock) {
+      this.opts.log?.debug({ vclock }, 'discarded a PPDUP_CONFIG_ACK that answers no most recent PPDUP_SET_CONFIG');
+      return;
+    }
+    for (const [clock, other] of this.configWaiters) {
+      if (other.collection !== w.collection || clock > vclock) continue;
+      this.configWaiters.delete(clock);
+      other.done();
+    }
   }
 
   add(collection: string, uri: string, csum: Uint8Array, priority: FscmtPriority = 0): Promise<{ ownUri: string }> {
@@ -159,8 +189,7 @@ export class DuplicateServerClient {
         return true;
       }
       case 'PPDUP_CONFIG_ACK':
-        this.configWaiters.get(msg.vclock)?.();
-        this.configWaiters.delete(msg.vclock);
+        this.configAcked(msg.vclock);
         return true;
       case 'PPDUP_KEEPALIVE':
         this.send({ command: 'PPDUP_KEEPALIVE_ACK' }, 1);
@@ -276,6 +305,7 @@ export class DuplicateServerClient {
   }
 
   private send(msg: FscmtDuplicateServerMessage, priority: FscmtPriority): void {
+    this.vclock++;
     this.endpoint.send(this.opts.server, buildFscmtDuplicateServerMessage(msg), priority);
   }
 }

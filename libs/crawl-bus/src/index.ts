@@ -16,3 +16,5 @@ export {
   type DuplicateServerClientOptions,
 } from './duplicate-server-client';
 export { KeepaliveOutbox, DEFAULT_MAX_OUTBOX } from './keepalive-outbox';
+export { crawlControlSubject, decodeCrawlControl, encodeCrawlControl, type CrawlControl } from './crawl-control';
+export { crawlStartUris } from './start-uris';

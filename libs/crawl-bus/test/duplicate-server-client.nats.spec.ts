@@ -1,4 +1,4 @@
-import { buildFscmtNodeSchedulerMessage, readFscmtDuplicateServerMessage } from '@esp/codecs';
+import { buildFscmtNodeSchedulerMessage, FswcuDict, readFscmtDuplicateServerMessage } from '@esp/codecs';
 import { Middleware } from '@esp/middleware';
 import { NatsServer } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,41 @@ describe('DuplicateServerClient on a real nats-server', () => {
     const answers = await Promise.all([client.add('c', 'http://a/same', csum), client.add('d', 'http://a/same', csum), client.add('c', 'http://a/same', csum)]);
     expect(answers.map((a) => a.ownUri)).toEqual(['http://a/c-1', 'http://a/d-2', 'http://a/c-3']);
     expect(client.inFlight).toBe(0);
+    await client.stop();
+    await server.stop();
+  });
+
+  it('3.1.5.22 - the vector clock counts every message on the link; only the ack of the most recent PPDUP_SET_CONFIG counts', async () => {
+    // a server that records the vector clock of each PPDUP_SET_CONFIG and acknowledges when told to
+    const configs: Array<{ vclock: number; from: string }> = [];
+    const server: CrawlEndpoint = await CrawlEndpoint.start(mw.bus, {
+      self: { cluster: 'tc', role: 'dup', id: 'dvc' },
+      onBatch: (batch) => {
+        for (const m of batch) {
+          const msg = readFscmtDuplicateServerMessage(m.dict);
+          if (msg.command === 'PPDUP_SET_CONFIG' && m.from !== undefined) configs.push({ vclock: msg.vclock, from: m.from });
+        }
+      },
+    });
+    const ack = (vclock: number) => server.send(configs[0]!.from, buildFscmtNodeSchedulerMessage({ command: 'PPDUP_CONFIG_ACK', vclock }), 1);
+    const client = await DuplicateServerClient.start(mw.bus, { self: { cluster: 'tc', role: 'ns', id: 'nvc' }, server: server.address, node: 'nvc', timeoutMs: 2000 });
+    const csum = new Uint8Array(16);
+    void client.add('c', 'http://a/1', csum).catch(() => undefined);
+    void client.add('c', 'http://a/2', csum).catch(() => undefined);
+    let firstDone = false;
+    const first = client.setConfig('c', new FswcuDict()).then(() => (firstDone = true));
+    void client.add('c', 'http://a/3', csum).catch(() => undefined);
+    const second = client.setConfig('c', new FswcuDict());
+    await new Promise((r) => setTimeout(r, 200));
+    // two adds went first: the first configuration is the link's third message, the second its fifth
+    expect(configs.map((c) => c.vclock)).toEqual([3, 5]);
+    expect(client.vectorClock).toBe(5);
+    ack(3); // the answer to a configuration that is no longer the most recent: discarded
+    await new Promise((r) => setTimeout(r, 200));
+    expect(firstDone).toBe(false);
+    ack(5); // the most recent: it and the one it superseded are done
+    await Promise.all([first, second]);
+    expect(firstDone).toBe(true);
     await client.stop();
     await server.stop();
   });
