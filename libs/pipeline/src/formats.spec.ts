@@ -57,6 +57,13 @@ describe('detect stage', () => {
     expect(await detectType(utf8('  <html lang="en"><p>x'), 'application/octet-stream')).toBe('text/html');
     expect(await detectType(utf8('<?xml version="1.0"?><a/>'), undefined)).toBe('application/xml');
     expect(await detectType(utf8('<?xml version="1.0"?><rss/>'), 'application/rss+xml')).toBe('application/rss+xml');
+    // UTF-16 with its byte order mark is text (FF FE is also how an MPEG audio frame opens), sniffed as decoded text
+    const utf16le = (t: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, 'utf16le')]);
+    const utf16be = (t: string) => Buffer.from(utf16le(t).map((_, i, b) => b[i ^ 1] as number));
+    expect(await detectType(utf16le('<!DOCTYPE html><p>grüße'), undefined)).toBe('text/html');
+    expect(await detectType(utf16be('<!DOCTYPE html><p>grüße'), undefined)).toBe('text/html');
+    expect(await detectType(utf16le('plain words'), 'application/octet-stream')).toBe('text/plain');
+    expect(await detectType(utf16le('<?xml version="1.0"?><a/>'), undefined)).toBe('application/xml');
     expect(await detectType(utf8('<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><p>x</p></html>'), undefined)).toBe('application/xhtml+xml');
     expect(await detectType(utf8('just words'), undefined)).toBe('text/plain');
     expect(await detectType(utf8('<p>a fragment</p>'), 'text/html')).toBe('text/html');

@@ -31,15 +31,24 @@ const ZIP_TYPE = 'application/zip';
 const XML_DECLARATION_TYPE = 'application/xml';
 const HTML_START = /^(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i;
 
+/** The UTF-16 encoding a byte order mark at the start names, if any. */
+function utf16Mark(head: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  if (head.length < 2) return undefined;
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
 /** Whether the first bytes look like text: no NUL byte, unless it starts with a UTF-16 byte order mark. */
 function looksLikeText(head: Uint8Array): boolean {
-  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) return true;
-  return !head.includes(0);
+  return utf16Mark(head) !== undefined || !head.includes(0);
 }
 
 /** html, xml or plain text, from how text starts (WHATWG MIME Sniffing 7.1, much simplified). */
 function sniffText(head: Uint8Array): string {
-  const start = Buffer.from(head.buffer, head.byteOffset, Math.min(head.length, 1024)).toString('latin1').replace(/^\xef\xbb\xbf/, '').trimStart();
+  const first = head.subarray(0, 1024);
+  const utf16 = utf16Mark(first);
+  const start = (utf16 ? new TextDecoder(utf16).decode(first) : Buffer.from(first.buffer, first.byteOffset, first.length).toString('latin1').replace(/^\xef\xbb\xbf/, '')).trimStart();
   // XHTML is checked as XML and converted as HTML, as the xml and html stages did without a type
   if (HTML_START.test(start)) return start.startsWith('<?xml') ? 'application/xhtml+xml' : 'text/html';
   if (start.startsWith('<?xml')) return XML_DECLARATION_TYPE;
@@ -77,7 +86,8 @@ function mayHaveMagic(head: Uint8Array): boolean {
  */
 export async function detectType(bytes: Uint8Array, declared: string | undefined, sniffBytes = 4100): Promise<string> {
   const head = bytes.subarray(0, sniffBytes);
-  if (!mayHaveMagic(head)) return declaredOrSniffed(head, declared);
+  // a UTF-16 byte order mark makes it text: FF FE also opens an MPEG audio frame, which the magic numbers would say
+  if (!mayHaveMagic(head) || utf16Mark(head)) return declaredOrSniffed(head, declared);
   // loaded when first needed, like the PDF and DOCX readers: item processors start faster
   const { fileTypeFromBuffer } = await import('file-type');
   let found = await fileTypeFromBuffer(head);
