@@ -1,0 +1,138 @@
+/**
+ * The collections this node crawls, each with its configuration, state, per-site crawl queues and counters. A
+ * configuration that does not parse is refused (logged here and to the multinode scheduler) and changes nothing.
+ */
+import { FSCMT_CONF_STATES, type FscmtQueueEntry, type FswcuDict } from '@esp/codecs';
+import type { Logger } from '@esp/logging';
+import { crawlSettings, type CrawlSettings } from '../crawl-settings';
+import { noStats, type CrawlStats } from './crawl-stats';
+import type { MnsLink } from './mns-link';
+
+export type SiteState = 'new' | 'resolving' | 'asking' | 'active' | 'blocked';
+
+export interface Site {
+  site: string;
+  host: string;
+  port: number;
+  queue: FscmtQueueEntry[];
+  state: SiteState;
+  ip: string | undefined;
+  blockedUntil: number;
+  nextAt: number;
+  /** A request to the site is in flight. */
+  busy: boolean;
+  /** Fetched pages whose processing (duplicate check, feeding, links) has not been reported yet. */
+  processing: number;
+  docs: number;
+  /** URIs fetched and fed, for delete site / URIs. */
+  fetched: Set<string>;
+  /** robots.txt's Crawl-delay, when it asks for more than the configured delay (0: none) */
+  crawlDelayMs: number;
+}
+
+export function newSite(where: { site: string; host: string; port: number }): Site {
+  return { ...where, queue: [], state: 'new', ip: undefined, blockedUntil: 0, nextAt: 0, busy: false, processing: 0, docs: 0, fetched: new Set(), crawlDelayMs: 0 };
+}
+
+export interface Collection {
+  name: string;
+  dspec: FswcuDict;
+  settings: CrawlSettings;
+  epoch: number;
+  state: number;
+  feedingSuspended: boolean;
+  sites: Map<string, Site>;
+  /** Every URI ever queued here (each is fetched once). */
+  seen: Set<string>;
+  /**
+   * Links handed to the multinode scheduler (each is sent once), by site, with their depth: when a site's route
+   * moves to another node (its owner was dropped), they go to the new owner, for they may have died with the old one.
+   */
+  forwarded: Map<string, Map<string, number>>;
+  quarantine: Map<string, number>;
+  /** Totals since the collection was added (what this node logs). */
+  stats: CrawlStats;
+  /** The totals at the previous Statistics Timeout: CMD_UM_STAT carries the difference (3.1.6). */
+  statsSent: CrawlStats;
+}
+
+export interface CollectionTableDeps {
+  mns: MnsLink;
+  /** A collection was added / updated. */
+  onConfig: (collection: string, dspec: FswcuDict) => void;
+  log?: Logger;
+}
+
+export class CollectionTable {
+  private readonly byName = new Map<string, Collection>();
+
+  constructor(private readonly deps: CollectionTableDeps) {}
+
+  get(name: string): Collection | undefined {
+    return this.byName.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  values(): IterableIterator<Collection> {
+    return this.byName.values();
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  delete(name: string): void {
+    this.byName.delete(name);
+  }
+
+  /** Applies a configuration; false when it was refused (nothing changed). */
+  configure(name: string, dspec: FswcuDict, epoch: number | undefined): boolean {
+    let settings: CrawlSettings;
+    try {
+      settings = crawlSettings(dspec);
+    } catch (err) {
+      this.deps.log?.error({ collection: name, err: (err as Error).message }, 'crawl configuration refused');
+      this.deps.mns.send({ command: 'CMD_UM_LOG', dspecName: name, data: { logFile: 'sc', message: `configuration refused: ${(err as Error).message}` } });
+      return false;
+    }
+    const c = this.byName.get(name);
+    if (c) {
+      c.dspec = dspec;
+      c.settings = settings;
+      c.epoch = epoch ?? c.epoch + 1;
+    } else {
+      this.byName.set(name, {
+        name,
+        dspec,
+        settings,
+        epoch: epoch ?? 1,
+        state: FSCMT_CONF_STATES.ACTIVE,
+        feedingSuspended: false,
+        sites: new Map(),
+        seen: new Set(),
+        forwarded: new Map(),
+        quarantine: new Map(),
+        stats: noStats(),
+        statsSent: noStats(),
+      });
+    }
+    this.deps.onConfig(name, dspec);
+    return true;
+  }
+
+  /** Sites with work queued or in flight, and whether any is still waiting for something. */
+  get idle(): boolean {
+    for (const c of this.byName.values()) for (const s of c.sites.values()) if (s.queue.length > 0 || s.busy || s.processing > 0) return false;
+    return true;
+  }
+
+  /** Quarantines that have run out end. */
+  endQuarantines(now: number): void {
+    for (const c of this.byName.values()) {
+      for (const [site, until] of c.quarantine) if (until <= now) c.quarantine.delete(site);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/** Crawl queue entries made here (links, start URIs, promoted URIs), with their crawl depth in `extra`. */
+import { fscmtParsedUri, fscmtUnparsedUri, FswcuDict, type FscmtQueueEntry, type FscmtRedirect } from '@esp/codecs';
+
+const DEPTH_KEY = new TextEncoder().encode('depth');
+
+export function entryFor(uri: string, referrer: string, depth: number, redirects: FscmtRedirect[], uriFlags = 0): FscmtQueueEntry {
+  return {
+    uri: fscmtParsedUri(uri),
+    referrer: fscmtUnparsedUri(referrer),
+    uriFlags,
+    frameFlags: 0,
+    redirects,
+    queueFlags: 0,
+    refreshCycle: 0,
+    extra: new FswcuDict([[DEPTH_KEY, depth]]),
+  };
+}
+
+export function depthOf(entry: FscmtQueueEntry): number {
+  const d = entry.extra.getText('depth');
+  return typeof d === 'number' ? d : 0;
+}
