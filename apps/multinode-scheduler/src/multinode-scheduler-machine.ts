@@ -6,18 +6,10 @@
  *   m.addCollection('web', dspec);          // CMD_ADM_CONF_ADD to every node; start URIs queued
  *   m.handle(from, dict, priority);         // CMD_UM_INIT first, then anything of 2.2.4
  *
- * Rules kept here: CMD_UM_INIT first on a connection (anything else first, or a node id already registered, is
- * refused: ignored, logged, and reported through `onRefused` so a transport can close the connection); crawl queue
- * entries are routed site by site (a route is made once, sent to every node with CMD_UM_ADD_ROUTE, and the entry
- * goes to the routed node), URG entries to the front; DNS answers are cached for their TTL; START_CRAWL_IP is
- * refused for an IP another node crawls, and for an IP that already has `maxSitesPerIp` sites.
- *
- * Liveness (beyond 3.2.6, which only logs): a node that leaves `maxMissedKeepalives` keep-alive rounds in a row
- * unanswered, or whose connection the transport reports closed (`peerGone`), is dropped: its routes and IP
- * permissions go, the entries it has not vouched for go back to the queue, and so do the start URIs of its sites
- * and the entry each of its sites was first routed with, so that a live node takes the sites over and crawls them
- * from there (what the dead node had queued lived in its memory alone). New sites go to live nodes only. The same
- * node id registering again afterwards (over NATS or a new TCP connection) is a new registration.
+ * Its rules live in the parts under ./machine, one concept each: registration (CMD_UM_INIT first, one connection
+ * per node id), the registry of nodes and what they were handed, liveness (missed keep-alives drop a node, beyond
+ * 3.2.6), the takeover of a dropped node's sites by the live ones, site routing, collections and their queues, the
+ * DNS cache, crawl IP permissions and the nodes' statistics.
  *
  * Every change of what must survive a restart (collections and epochs, queued entries, routes, IP permissions, DNS
  * answers) is written through `store` as it happens; `restore()` takes it back. An entry handed to a node leaves
@@ -42,7 +34,8 @@ import { CollectionTable } from './machine/collection-table';
 import { DEFAULT_DNS_TTL_S, DnsCache } from './machine/dns-cache';
 import { IpPermissions } from './machine/ip-permissions';
 import { NodeLiveness } from './machine/node-liveness';
-import { NodeRegistry, type Node } from './machine/node-registry';
+import { NodeRegistration } from './machine/node-registration';
+import { NodeRegistry } from './machine/node-registry';
 import type { NodeSend } from './machine/node-send';
 import { SiteRouting } from './machine/site-routing';
 import { takeOverSites } from './machine/site-takeover';
@@ -93,6 +86,7 @@ export class MultinodeSchedulerMachine {
   private readonly ips: IpPermissions;
   private readonly routing: SiteRouting;
   private readonly liveness: NodeLiveness;
+  private readonly registration: NodeRegistration;
   readonly logLines = new BoundedLog<{ node: string; file: string; message: string }>(LOG_LINES_KEPT);
 
   constructor(private readonly opts: MultinodeSchedulerOptions) {
@@ -103,7 +97,8 @@ export class MultinodeSchedulerMachine {
     const collections = (this.collections = new CollectionTable({ store, broadcast: (message, priority) => nodes.broadcast(message, priority) }));
     const dns = (this.dns = new DnsCache({ clock, store, send, resolve: opts.resolve }));
     this.ips = new IpPermissions({ store, maxSitesPerIp: opts.maxSitesPerIp, log });
-    this.routing = new SiteRouting({ clock, store, send, nodes, collections, dns, minNodes: opts.minNodes, log });
+    const routing = (this.routing = new SiteRouting({ clock, store, send, nodes, collections, dns, minNodes: opts.minNodes, log }));
+    this.registration = new NodeRegistration({ nodes, routing, onRefused: opts.onRefused, log });
     this.liveness = new NodeLiveness({
       clock,
       nodes,
@@ -220,8 +215,8 @@ export class MultinodeSchedulerMachine {
       return;
     }
     const node = this.nodes.get(from);
-    if (msg.command === 'CMD_UM_INIT') return this.init(from, node, msg.nodeId);
-    if (!node) return this.refuse(from, `${msg.command} before CMD_UM_INIT`);
+    if (msg.command === 'CMD_UM_INIT') return this.registration.init(from, node, msg.nodeId);
+    if (!node) return this.registration.refuse(from, `${msg.command} before CMD_UM_INIT`);
     node.missed = node.missed > 0 && msg.command === 'CMD_UM_KEEPALIVE_ACK' ? 0 : node.missed;
     switch (msg.command) {
       case 'CMD_UM_KEEPALIVE':
@@ -304,27 +299,6 @@ export class MultinodeSchedulerMachine {
   requeue(items: Array<{ key: number; collection: string; entry: FscmtQueueEntry }>): void {
     this.collections.requeue(items);
     this.routing.pump();
-  }
-
-  private init(from: string, node: Node | undefined, nodeId: string): void {
-    // the same node on the same connection registering again (it lost track of us) is taken as a re-registration
-    if (node && node.id !== nodeId) return this.refuse(from, `second CMD_UM_INIT on one connection (node ${node.id})`);
-    if (this.nodes.idTakenElsewhere(nodeId, from)) return this.refuse(from, `node id ${nodeId} is already registered`);
-    // its sites: the routes it holds already (restored from the store, or kept from before)
-    if (!node) this.nodes.add(from, nodeId, this.routing.sitesOf(nodeId));
-    this.opts.log?.info({ node: nodeId, address: from, again: node !== undefined }, 'node scheduler registered');
-    // registering again means it lost track of us: what it had not vouched for may be lost too
-    if (node) {
-      node.missed = 0;
-      this.nodes.resendHanded(node);
-    }
-    this.routing.greet(from, nodeId);
-    this.routing.pump();
-  }
-
-  private refuse(from: string, reason: string): void {
-    this.opts.log?.warn({ from, reason }, 'refused a node scheduler connection');
-    this.opts.onRefused?.(from, reason);
   }
 
   private sendTo(to: string, message: FscmtNodeSchedulerMessage, priority: FscmtPriority): void {
