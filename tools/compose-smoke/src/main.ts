@@ -105,8 +105,8 @@ interface FeedReport {
 }
 
 /** The feed CLI from this host, as a user runs it; resolves with its report once it exits. */
-function feed(dir: string, reportFile: string, onStart?: (running: () => boolean) => void): Promise<{ code: number; report?: FeedReport }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/feed/src/main.ts', '--collection', COLLECTION, '--quiet', '--timeout', '180', '--report', reportFile, dir], {
+function feed(dir: string, reportFile: string, extra: string[] = [], onStart?: (running: () => boolean) => void): Promise<{ code: number; report?: FeedReport }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/feed/src/main.ts', '--collection', COLLECTION, '--quiet', '--timeout', '180', '--report', reportFile, ...extra, dir], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL: natsUrl },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -188,7 +188,9 @@ try {
   const documents = copyCorpus(corpus, bigger, copies);
   say(`feeding ${documents} documents; ${master} (master) is killed with SIGKILL once the first of them are searchable`);
   let running: () => boolean = () => false;
-  const second = feed(bigger, join(work, 'feed-2.json'), (r) => (running = r));
+  // at most two batches without a final status: when the first documents are searchable, nearly all are still to be
+  // sent, however fast the machine (with the default 20 batches a fast stack has sent everything by then)
+  const second = feed(bigger, join(work, 'feed-2.json'), ['--max-in-flight', '200'], (r) => (running = r));
   // mid-feed: the session is open and documents flow (some of this feed are already in the index)
   await waitFor('the first documents of the second feed in the index', 120_000, async () => ((await searchTotal('warranty')) > hitsBefore ? true : undefined));
   if (!running()) problems.push(`the second feed was over before the kill: raise --copies so the kill lands mid-feed`);
@@ -205,13 +207,13 @@ try {
   if (!result.report) problems.push(`the second feed wrote no report (exit ${result.code})`);
   else {
     const r = result.report;
-    say(`second feed: ${r.documents} documents, ${r.completed} completed, ${r.failed} failed, ${r.unfinished} without a final status`);
+    // the master places sessions on either distributor: the feed fails over only when its session was on the master
+    say(`second feed: ${r.documents} documents, ${r.completed} completed, ${r.failed} failed, ${r.unfinished} without a final status; ${r.distributor_failovers} session failover(s)`);
     if (r.documents !== documents) problems.push(`the second feed saw ${r.documents} documents, ${documents} were written`);
     if (r.unfinished) problems.push(`${r.unfinished} documents got no final status after the kill`);
     if (r.failed) problems.push(`${r.failed} documents failed after the kill: ${r.failures.slice(0, 5).map((f) => `${f.id} ${f.error?.type}`).join(', ')}`);
     if (r.completed !== documents) problems.push(`${r.completed} of ${documents} documents completed`);
-    // the kill reached the feed: its session moved to the new master (else it only killed an idle process)
-    if (!(r.distributor_failovers >= 1)) problems.push('the feed saw no distributor failover: the kill landed after its last batch (raise --copies)');
+
   }
   const hitsAfter = await searchTotal('warranty');
   say(`search "warranty": ${hitsAfter} hits`);
