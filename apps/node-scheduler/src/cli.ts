@@ -25,6 +25,10 @@ Options:
                           as excluded_size (default: 10485760, 10 MiB)
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --stats-ms <ms>         CMD_UM_STAT interval (default: 60000)
+  --data <dir>            keep the crawl state in <dir>/node-<id>.sqlite (queues, seen URIs, forwarded links, owned
+                          and duplicate pages, robots.txt rules, sitemaps read), written before it is acted on, so
+                          that a restart with the same id and directory resumes the crawl, after kill -9 too
+                          (default: none, the state lives in memory and a restarted node starts empty)
   -h, --help              show this help
 `;
 
@@ -44,6 +48,7 @@ export type Cli = CliResult<{
   maxBodyBytes: number;
   keepaliveMs: number;
   statsMs: number;
+  dataDir: string | undefined;
 }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
@@ -65,6 +70,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'max-body-bytes': { type: 'string' },
       'keepalive-ms': { type: 'string' },
       'stats-ms': { type: 'string' },
+      data: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -105,5 +111,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     maxBodyBytes,
     keepaliveMs,
     statsMs,
+    dataDir: values.data,
   };
 }

@@ -15,6 +15,8 @@ export interface CollectionFeedersOptions {
   enabled: boolean;
   /** A fed document failed in the feeding chain. */
   onFailed: (collection: string) => void;
+  /** A fed document reached its final outcome (completed or failed). */
+  onOutcome?: (collection: string, uri: string) => void;
   /** Partial batches leave at least this often (default 250 ms). */
   flushMs?: number;
   log?: Logger;
@@ -67,6 +69,7 @@ export class CollectionFeeders {
       collection,
       log,
       onOutcome: (id, outcome) => {
+        this.opts.onOutcome?.(collection, id);
         if (outcome.kind !== 'failed') return;
         this.opts.onFailed(collection);
         log.warn({ collection, uri: id, error: outcome.error.name, description: outcome.error.description }, 'fed document failed in the feeding chain');

@@ -34,7 +34,7 @@ const mw = await Middleware.connect({ name: 'node-scheduler', servers: cli.nats,
   process.exit(1);
 });
 const ns = await startNodeScheduler(mw, { ...cli, log });
-log.info({ address: ns.address, mns: cli.mns, dup: cli.dup, feed: cli.feed }, 'ready');
+log.info({ address: ns.address, mns: cli.mns, dup: cli.dup, feed: cli.feed, dataDir: cli.dataDir }, 'ready');
 
 // a line per collection every 2 s while crawling: what tests and operators watch
 const progress = setInterval(() => {

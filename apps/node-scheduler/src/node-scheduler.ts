@@ -6,7 +6,12 @@
  * what acts on the machine's events (page ownership, feeders, the duplicate server link, the crawler); then the
  * machine is connected to them, the endpoint starts listening, and the machine starts.
  *
- *   const ns = await startNodeScheduler(mw, { cluster: 'default', nodeId: 'n1', mns: 'main', dup: 'dup1' });
+ *   const ns = await startNodeScheduler(mw, { cluster: 'default', nodeId: 'n1', mns: 'main', dup: 'dup1', dataDir: '.esp/ns' });
+ *
+ * With a data directory the crawl state lives in SQLite (store/sqlite-node-store.ts) and survives kill -9: what the
+ * machine sends waits for the commit of what led to it (a CMD_UM_KEEPALIVE_ACK thus vouches only for entries on
+ * disk), a fed page is done only once the feeding chain gave its outcome, and a restart with the same id and
+ * directory resumes the crawl where it was, fetching again only what was in flight.
  */
 import { crawlAddress, CrawlEndpoint } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
@@ -18,6 +23,10 @@ import { connectDuplicateServer, ownerOf } from './duplicate-link';
 import { NodeSchedulerMachine } from './node-scheduler-machine';
 import { pageDocument } from './page-document';
 import { PageOwnership } from './page-ownership';
+import type { NodeStore } from './store/node-store';
+import { NullNodeStore } from './store/null-node-store';
+import { robotsRulesOf, storedRobotsRules } from './store/stored-robots';
+import { SqliteNodeStore } from './store/sqlite-node-store';
 
 export interface NodeSchedulerOptions {
   cluster: string;
@@ -41,6 +50,8 @@ export interface NodeSchedulerOptions {
   maxBodyBytes?: number;
   keepaliveMs?: number;
   statsMs?: number;
+  /** Keep the crawl state here (SQLite, <dir>/node-<id>.sqlite) and take it back at start; without it, memory only. */
+  dataDir?: string;
   clock?: Clock;
   log?: Logger;
 }
@@ -57,6 +68,9 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
   const clock = opts.clock ?? systemClock;
   const self = { cluster: opts.cluster, role: 'ns' as const, id: opts.nodeId };
   const endpoint = await CrawlEndpoint.start(mw.bus, { self, log });
+  const store: NodeStore = opts.dataDir ? new SqliteNodeStore(opts.dataDir, opts.nodeId) : new NullNodeStore();
+  const stored = store.load();
+  const feed = opts.feed ?? false;
   const machine = new NodeSchedulerMachine({
     nodeId: opts.nodeId,
     mns: crawlAddress({ cluster: opts.cluster, role: 'mns', id: opts.mns }),
@@ -65,10 +79,20 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     log,
     keepaliveMs: opts.keepaliveMs,
     statsMs: opts.statsMs,
-    send: (to, dict, priority) => endpoint.send(to, dict, priority),
+    // nothing leaves before what led to it is on disk
+    send: (to, dict, priority) => store.whenDurable(() => endpoint.send(to, dict, priority)),
+    store,
+    feedAcks: feed,
   });
-  const ownership = new PageOwnership();
-  const feeders = new CollectionFeeders({ mw, enabled: opts.feed ?? false, log, onFailed: (collection) => machine.feedFailed(collection) });
+  const ownership = new PageOwnership(store);
+  ownership.restore(stored.owned, stored.duplicates);
+  const feeders = new CollectionFeeders({
+    mw,
+    enabled: feed,
+    log,
+    onFailed: (collection) => machine.feedFailed(collection),
+    onOutcome: (collection, uri) => machine.feedDone(collection, uri),
+  });
   const dup = await connectDuplicateServer(mw, endpoint, {
     ...opts,
     clock,
@@ -92,6 +116,12 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       return true;
     },
     onDuplicate: (page) => ownership.duplicate(page.collection, page.uri, page.checksum),
+    memory: {
+      robots: stored.robots.map((r) => ({ origin: r.origin, rules: robotsRulesOf(r.rules), expiresAt: r.expiresAt })),
+      sitemaps: stored.sitemaps.map((s) => `${s.collection} ${s.origin}`),
+      robotsRead: (origin, rules, expiresAt) => store.putRobots({ origin, rules: storedRobotsRules(rules), expiresAt }),
+      sitemapsRead: (collection, origin) => store.sitemapsRead(collection, origin),
+    },
   });
   const removes = (uris: string[]) => uris.map((id) => ({ id, remove: true }));
 
@@ -117,6 +147,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     onReprocess: (collection, uris) => machine.promote(collection, uris),
     onFeedingSuspend: (collection, suspended) => feeders.setSuspended(collection, suspended),
   });
+  const restored = machine.restore(stored);
+  if (opts.dataDir) log?.info({ dataDir: opts.dataDir, ...restored, robots: stored.robots.length, owned: stored.owned.length }, 'state restored');
   await endpoint.listen((batch) => {
     for (const m of batch) {
       if (m.from !== undefined && dup.addresses.has(m.from)) dup.link.handle(m);
@@ -139,6 +171,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       await feeders.close();
       await dup.link.stop();
       await endpoint.stop();
+      store.close();
     },
   };
 }
