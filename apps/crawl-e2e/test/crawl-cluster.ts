@@ -12,6 +12,8 @@ export interface CrawlClusterOptions {
   collection?: string;
   /** The multinode scheduler keeps its state in <dir>/mns (--data), so it can be killed and restarted. */
   mnsData?: boolean;
+  /** The node schedulers keep their state in <dir>/ns (--data), so they can be killed and restarted. */
+  nodeData?: boolean;
   /** Keep-alive interval of the multinode and node schedulers (how soon a node notices a restarted scheduler). */
   keepaliveMs?: number;
   /**
@@ -110,7 +112,19 @@ export class CrawlCluster {
       this.nodes.push(
         await this.svc(
           'apps/node-scheduler/src/main.ts',
-          [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...dupArgs, ...keepalive, ...(opts.feed ? [] : ['--no-feed'])],
+          [
+            ...common,
+            '--id',
+            `node${i}`,
+            '--dup',
+            'dup1',
+            '--ip-key',
+            'ip-port',
+            ...dupArgs,
+            ...keepalive,
+            ...(opts.feed ? [] : ['--no-feed']),
+            ...(opts.nodeData ? ['--data', join(this.dir, 'ns')] : []),
+          ],
           opts.nodeEnv,
         ),
       );

@@ -260,7 +260,9 @@ export class NodeSchedulerMachine {
 
   /** The next fetch allowed now, or undefined; `nextWakeMs` says when to look again. */
   nextFetch(): Fetch | undefined {
-    return this.turns.nextFetch();
+    const f = this.turns.nextFetch();
+    if (f) this.store.taken(f.collection, f.entry.uri.uri);
+    return f;
   }
 
   /** Milliseconds until some site becomes fetchable (politeness, blocks, quarantine), or undefined. */
@@ -296,8 +298,9 @@ export class NodeSchedulerMachine {
   /** The crawler reports a fetch: links are queued here or sent to the multinode scheduler. */
   fetched(f: Fetch, outcome: FetchOutcome): void {
     this.reports.fetched(f, outcome);
-    // put off: still queued; fed, with acknowledgements: done when feedDone says so
-    if (outcome.kind === 'deferred' || !this.collections.has(f.collection)) return;
+    if (!this.collections.has(f.collection)) return;
+    // put off: back in front; fed, with acknowledgements: done when feedDone says so
+    if (outcome.kind === 'deferred') return this.store.queued(f.collection, f.site, f.entry, true);
     const fed = outcome.kind === 'page' && outcome.fate === 'fed';
     if (!fed || !this.opts.feedAcks) this.store.done(f.collection, f.site, f.entry.uri.uri, fed);
   }

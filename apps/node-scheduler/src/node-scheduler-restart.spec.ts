@@ -68,7 +68,7 @@ describe('node scheduler restarted on its store', () => {
     firstLife(store); // killed with /a in flight
 
     const n = node(store);
-    expect(n.restored).toMatchObject({ collections: 1, queued: 3, done: 1, forwarded: 1 });
+    expect(n.restored).toMatchObject({ collections: 1, queued: 3, done: 1, forwarded: 1, inFlight: [`http://${A}/a`] });
     expect(n.take()[0]).toMatchObject({ command: 'CMD_UM_INIT' });
     // nothing is asked for before the scheduler told its routes
     expect(n.m.nextFetch()).toBeUndefined();
@@ -123,6 +123,7 @@ describe('node scheduler restarted on its store', () => {
     n.m.fetched(b, { kind: 'page', links: [], fate: 'fed' });
     n.m.feedDone('web', b.entry.uri.uri); // /b fed and acknowledged
     const again = node(store, true);
+    expect(again.restored.inFlight).toEqual([`http://${A}/a`]);
     again.greet([
       [A, 'n1'],
       [B, 'n2'],

@@ -148,7 +148,11 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     onFeedingSuspend: (collection, suspended) => feeders.setSuspended(collection, suspended),
   });
   const restored = machine.restore(stored);
-  if (opts.dataDir) log?.info({ dataDir: opts.dataDir, ...restored, robots: stored.robots.length, owned: stored.owned.length }, 'state restored');
+  if (opts.dataDir) {
+    // the URIs in flight at the stop are fetched again (a few: at most the crawler's concurrency and the feeds unacknowledged)
+    const { inFlight, ...counts } = restored;
+    log?.info({ dataDir: opts.dataDir, ...counts, robots: stored.robots.length, owned: stored.owned.length, inFlight: inFlight.length, inFlightUris: inFlight.slice(0, 500) }, 'state restored');
+  }
   await endpoint.listen((batch) => {
     for (const m of batch) {
       if (m.from !== undefined && dup.addresses.has(m.from)) dup.link.handle(m);

@@ -34,6 +34,8 @@ export interface RestoreSummary {
   forwarded: number;
   /** links forwarded and not vouched for: sent again after CMD_UM_INIT */
   unconfirmed: number;
+  /** the URIs being fetched (or fed) when the node stopped: fetched again */
+  inFlight: string[];
 }
 
 export class NodeRestore {
@@ -48,12 +50,14 @@ export class NodeRestore {
     for (const r of state.routes) if (collections.has(r.collection)) routes.add(r.collection, { site: r.site, nodeId: r.node, addrinfo: null, ttl: 0 });
     let queued = 0;
     let done = 0;
+    const inFlight: string[] = [];
     for (const q of state.queued) {
       const c = collections.get(q.collection);
       const s = c && this.site(c, q.entry.uri.uri);
       if (!c || !s) continue;
       s.queue.push(q.entry);
       c.seen.add(q.entry.uri.uri);
+      if (q.inFlight) inFlight.push(q.entry.uri.uri);
       queued++;
     }
     for (const d of state.done) {
@@ -73,7 +77,7 @@ export class NodeRestore {
       if (f.entry) this.forwards.push({ collection: f.collection, entry: f.entry });
       forwarded++;
     }
-    return { collections: state.collections.length, queued, done, forwarded, unconfirmed: this.forwards.length };
+    return { collections: state.collections.length, queued, done, forwarded, unconfirmed: this.forwards.length, inFlight };
   }
 
   /** Registered again (CMD_UM_INIT sent): the forwarded links that were not vouched for go again. */

@@ -38,7 +38,8 @@ export class MemoryNodeStore implements NodeStore {
       if (c.config) state.collections.push(c.config);
       for (const [site, node] of c.routes) state.routes.push({ collection: name, site, node });
       for (const [uri, r] of c.uris) {
-        if (r.state === URI_STATES.QUEUED) state.queued.push({ collection: name, site: r.site, key: r.key, entry: r.entry as FscmtQueueEntry });
+        if (r.state === URI_STATES.QUEUED || r.state === URI_STATES.IN_FLIGHT)
+          state.queued.push({ collection: name, site: r.site, key: r.key, entry: r.entry as FscmtQueueEntry, inFlight: r.state === URI_STATES.IN_FLIGHT });
         else if (r.state === URI_STATES.DONE) state.done.push({ collection: name, site: r.site, uri, fed: r.fed });
         else state.forwarded.push({ collection: name, site: r.site, uri, depth: r.depth, entry: r.state === URI_STATES.FORWARDED ? r.entry : undefined });
       }
@@ -66,6 +67,11 @@ export class MemoryNodeStore implements NodeStore {
   queued(collection: string, site: string, entry: FscmtQueueEntry, front: boolean): void {
     const key = front ? --this.firstKey : ++this.lastKey;
     this.of(collection).uris.set(entry.uri.uri, { site, state: URI_STATES.QUEUED, key, depth: 0, entry, fed: false });
+  }
+
+  taken(collection: string, uri: string): void {
+    const r = this.collections.get(collection)?.uris.get(uri);
+    if (r?.state === URI_STATES.QUEUED) r.state = URI_STATES.IN_FLIGHT;
   }
 
   done(collection: string, site: string, uri: string, fed: boolean): void {

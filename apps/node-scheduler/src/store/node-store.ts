@@ -18,7 +18,7 @@ import type { FscmtQueueEntry, FswcuDict } from '@esp/codecs';
 
 /** The states of a URI's record. */
 export const URI_STATES = {
-  /** in its site's queue, or taken by the crawler and not reported yet: fetched (again) after a restart */
+  /** in its site's queue: fetched after a restart */
   QUEUED: 0,
   /** fetched and its outcome handled (a fed page: its feed acknowledged), or dropped from the queue */
   DONE: 1,
@@ -26,6 +26,8 @@ export const URI_STATES = {
   FORWARDED: 2,
   /** sent to the multinode scheduler for routing, and vouched for */
   ROUTED: 3,
+  /** taken by the crawler, its outcome not handled yet (a fed page: its feed not acknowledged): fetched again after a restart */
+  IN_FLIGHT: 4,
 } as const;
 
 export interface StoredNodeCollection {
@@ -46,6 +48,8 @@ export interface StoredQueued {
   site: string;
   key: number;
   entry: FscmtQueueEntry;
+  /** taken by the crawler when the node stopped */
+  inFlight: boolean;
 }
 
 export interface StoredDone {
@@ -107,6 +111,8 @@ export interface NodeStore {
   putRoute(r: StoredRoute): void;
   /** The entry joins its site's queue, at the front or the back. */
   queued(collection: string, site: string, entry: FscmtQueueEntry, front: boolean): void;
+  /** The crawler took the queued URI. */
+  taken(collection: string, uri: string): void;
   /** The URI was fetched and its outcome handled, or dropped from the queue unfetched. */
   done(collection: string, site: string, uri: string, fed: boolean): void;
   /** The fed pages were deleted from the index. */

@@ -22,6 +22,10 @@ export class NullNodeStore implements NodeStore {
     // nothing kept
   }
 
+  taken(): void {
+    // nothing kept
+  }
+
   done(): void {
     // nothing kept
   }

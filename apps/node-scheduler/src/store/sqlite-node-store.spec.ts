@@ -32,6 +32,7 @@ describe('SqliteNodeStore', () => {
     a.queued('web', 'h:1', entryFor('http://h:1/c', '', 2, []), false);
     a.done('web', 'h:1', 'http://h:1/', true);
     a.done('web', 'h:1', 'http://h:1/c', false);
+    a.taken('web', 'http://h:1/b');
     a.forwarded('web', 'h:2', entryFor('http://h:2/x', 'http://h:1/', 1, []), 1);
     a.forwarded('web', 'h:2', entryFor('http://h:2/y', 'http://h:1/', 1, []), 1);
     a.forwardsConfirmed('web', ['http://h:2/y']);
@@ -51,6 +52,7 @@ describe('SqliteNodeStore', () => {
     // the queue in its order (front first), each entry as it was queued; /c is done and out of it
     expect(b.queued.map((q) => q.entry.uri.uri)).toEqual(['http://h:1/a', 'http://h:1/b']);
     expect(b.queued[1]!.entry.referrer.uri).toBe('http://h:1/');
+    expect(b.queued.map((q) => q.inFlight)).toEqual([false, true]);
     expect(b.done.sort((x, y) => x.uri.localeCompare(y.uri))).toEqual([
       { collection: 'web', site: 'h:1', uri: 'http://h:1/', fed: true },
       { collection: 'web', site: 'h:1', uri: 'http://h:1/c', fed: false },

@@ -42,6 +42,8 @@ export class SqliteNodeStore implements NodeStore {
     this.db = new Database(this.path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`);
+    // a process killed a moment ago may still hold the write lock while the kernel tears it down
+    this.db.pragma('busy_timeout = 5000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS collections (name TEXT PRIMARY KEY, dspec BLOB NOT NULL, epoch INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS routes (collection TEXT NOT NULL, site TEXT NOT NULL, node TEXT NOT NULL, PRIMARY KEY (collection, site)) WITHOUT ROWID;
@@ -55,7 +57,7 @@ export class SqliteNodeStore implements NodeStore {
       CREATE TABLE IF NOT EXISTS sitemaps (collection TEXT NOT NULL, origin TEXT NOT NULL, PRIMARY KEY (collection, origin)) WITHOUT ROWID;
     `);
     this.stmts = prepare(this.db);
-    const keys = this.db.prepare('SELECT min(qkey) AS lo, max(qkey) AS hi FROM uris WHERE state = ?').get(URI_STATES.QUEUED) as { lo: number | null; hi: number | null };
+    const keys = this.db.prepare('SELECT min(qkey) AS lo, max(qkey) AS hi FROM uris WHERE state IN (?, ?)').get(URI_STATES.QUEUED, URI_STATES.IN_FLIGHT) as { lo: number | null; hi: number | null };
     this.firstKey = keys.lo ?? 0;
     this.lastKey = keys.hi ?? 0;
   }
@@ -77,7 +79,8 @@ export class SqliteNodeStore implements NodeStore {
     }>;
     const state: StoredNodeState = { collections, routes, queued: [], done: [], forwarded: [], owned: [], duplicates: [], robots: [], sitemaps: [] };
     for (const r of uris) {
-      if (r.state === URI_STATES.QUEUED) state.queued.push({ collection: r.collection, site: r.site, key: r.qkey, entry: decodeEntry(r.entry, r.uri) });
+      if (r.state === URI_STATES.QUEUED || r.state === URI_STATES.IN_FLIGHT)
+        state.queued.push({ collection: r.collection, site: r.site, key: r.qkey, entry: decodeEntry(r.entry, r.uri), inFlight: r.state === URI_STATES.IN_FLIGHT });
       else if (r.state === URI_STATES.DONE) state.done.push({ collection: r.collection, site: r.site, uri: r.uri, fed: r.fed !== 0 });
       else
         state.forwarded.push({ collection: r.collection, site: r.site, uri: r.uri, depth: r.depth, entry: r.state === URI_STATES.FORWARDED ? decodeEntry(r.entry, r.uri) : undefined });
@@ -112,6 +115,10 @@ export class SqliteNodeStore implements NodeStore {
   queued(collection: string, site: string, entry: FscmtQueueEntry, front: boolean): void {
     const key = front ? --this.firstKey : ++this.lastKey;
     this.write(() => this.stmts.putUri.run(collection, entry.uri.uri, site, URI_STATES.QUEUED, key, 0, encodeEntry(collection, entry), 0));
+  }
+
+  taken(collection: string, uri: string): void {
+    this.write(() => this.stmts.taken.run(collection, uri));
   }
 
   done(collection: string, site: string, uri: string, fed: boolean): void {
@@ -206,6 +213,7 @@ function prepare(db: Database.Database) {
       `INSERT INTO uris (collection, uri, site, state, qkey, depth, entry, fed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (collection, uri) DO UPDATE SET site = excluded.site, state = excluded.state, qkey = excluded.qkey, depth = excluded.depth, entry = excluded.entry, fed = excluded.fed`,
     ),
+    taken: db.prepare(`UPDATE uris SET state = ${URI_STATES.IN_FLIGHT} WHERE collection = ? AND uri = ? AND state = ${URI_STATES.QUEUED}`),
     unfed: db.prepare('UPDATE uris SET fed = 0 WHERE collection = ? AND uri = ?'),
     routed: db.prepare(`UPDATE uris SET state = ${URI_STATES.ROUTED}, entry = NULL WHERE collection = ? AND uri = ? AND state = ${URI_STATES.FORWARDED}`),
     own: db.prepare('INSERT OR REPLACE INTO owned (collection, uri, csum) VALUES (?, ?, ?)'),
