@@ -15,7 +15,7 @@ export interface CollectionFeedersOptions {
   enabled: boolean;
   /** A fed document failed in the feeding chain. */
   onFailed: (collection: string) => void;
-  /** A fed document reached its final outcome (completed or failed). */
+  /** A fed document (not a remove) reached its final outcome (completed or failed). */
   onOutcome?: (collection: string, uri: string) => void;
   /** Partial batches leave at least this often (default 250 ms). */
   flushMs?: number;
@@ -25,6 +25,8 @@ export interface CollectionFeedersOptions {
 export class CollectionFeeders {
   private readonly clients = new Map<string, Promise<FeedingClient>>();
   private readonly suspended = new Set<string>();
+  /** "<collection> <id>" of removes sent and not finished: their outcomes are not those of fed pages */
+  private readonly removes = new Set<string>();
   private readonly flusher: NodeJS.Timeout;
 
   constructor(private readonly opts: CollectionFeedersOptions) {
@@ -47,7 +49,10 @@ export class CollectionFeeders {
   async feed(collection: string, docs: FeedDocument[]): Promise<void> {
     if (!this.opts.enabled || docs.length === 0) return;
     const client = await this.client(collection);
-    for (const d of docs) await client.feed(d);
+    for (const d of docs) {
+      if (d.remove) this.removes.add(`${collection} ${d.id}`);
+      await client.feed(d);
+    }
   }
 
   /** Flushes and closes every session. */
@@ -69,7 +74,7 @@ export class CollectionFeeders {
       collection,
       log,
       onOutcome: (id, outcome) => {
-        this.opts.onOutcome?.(collection, id);
+        if (!this.removes.delete(`${collection} ${id}`)) this.opts.onOutcome?.(collection, id);
         if (outcome.kind !== 'failed') return;
         this.opts.onFailed(collection);
         log.warn({ collection, uri: id, error: outcome.error.name, description: outcome.error.description }, 'fed document failed in the feeding chain');
