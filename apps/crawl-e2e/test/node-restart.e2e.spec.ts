@@ -34,14 +34,14 @@ describe('node schedulers killed (SIGKILL) at random points and restarted on the
       const restored = await waitFor(() => node.logs.slice(seen).find((l) => l['msg'] === 'state restored'), { timeoutMs: 30_000, what: 'the restarted node restored its state' });
       for (const u of restored['inFlightUris'] as string[]) inFlight.set(u, (inFlight.get(u) ?? 0) + 1);
       restoredQueued.push(restored['queued'] as number);
-      // it resumes: a node restored with entries queued fetches again soon (its sites are not left waiting)
+      // it resumes: a node restored with entries queued handles them (its sites are not left waiting for ever)
       if ((restored['queued'] as number) > 0) {
-        await waitFor(() => node.logs.slice(seen).some((l) => l['msg'] === 'crawl progress' && l['collection'] === 'web' && (l['fetched'] as number) > 0), {
-          timeoutMs: 15_000,
-          what: `node${victims[k]! + 1} fetching again after its restart: ${node.logs
-            .slice(seen)
-            .map((l) => JSON.stringify({ ...l, inFlightUris: undefined }))
-            .join('\n')}`,
+        const OUTCOMES = ['fetched', 'redirects', 'excluded', 'errors', 'excluded_type', 'excluded_size', 'noindex'];
+        const resumed = (l: Record<string, unknown>): boolean =>
+          l['msg'] === 'crawl progress' && l['collection'] === 'web' && (l['idle'] === true || OUTCOMES.some((k) => (l[k] as number) > 0));
+        await waitFor(() => node.logs.slice(seen).some(resumed), { timeoutMs: 15_000 }).catch((err: Error) => {
+          const lines = node.logs.slice(seen).map((l) => JSON.stringify({ ...l, inFlightUris: undefined }));
+          throw new Error(`node${victims[k]! + 1} did not resume after its restart (process running: ${node.running}):\n${lines.join('\n')}`, { cause: err });
         });
       }
       console.info(`kill ${k + 1}: node${victims[k]! + 1} at ${hitsAtKill}/${expected} pages, restored ${JSON.stringify({ ...restored, inFlightUris: undefined })}`);

@@ -58,6 +58,8 @@ export interface CrawlerOptions {
   robotsRetryMs?: number;
   /** What the crawler keeps across a restart: robots.txt rules read, sitemaps read (node-scheduler.ts keeps them in the node's store). */
   memory?: CrawlerMemory;
+  /** Resolves once the machine's state is on disk: a page is asked for only after its entry is recorded as taken. */
+  durable?: () => Promise<void>;
 }
 
 /** robots.txt rules and sitemaps read before, and where to note new ones. */
@@ -151,6 +153,7 @@ export class Crawler {
     const m = this.opts.machine;
     const uri = f.entry.uri.uri;
     try {
+      if (this.opts.durable) await this.opts.durable();
       const url = new URL(uri);
       let sitemaps: string[] = [];
       if (f.settings.robots) {

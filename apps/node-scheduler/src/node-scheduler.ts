@@ -116,6 +116,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       return true;
     },
     onDuplicate: (page) => ownership.duplicate(page.collection, page.uri, page.checksum),
+    durable: opts.dataDir ? () => new Promise<void>((resolve) => store.whenDurable(resolve)) : undefined,
     memory: {
       robots: stored.robots.map((r) => ({ origin: r.origin, rules: robotsRulesOf(r.rules), expiresAt: r.expiresAt })),
       sitemaps: stored.sitemaps.map((s) => `${s.collection} ${s.origin}`),

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { entryFor, NodeSchedulerMachine } from '../node-scheduler-machine';
 import { parseRobots } from '../robots';
 import { robotsRulesOf, storedRobotsRules } from './stored-robots';
-import { SqliteNodeStore } from './sqlite-node-store';
+import { LAZY_COMMIT_MS, SqliteNodeStore } from './sqlite-node-store';
 
 const dirs: string[] = [];
 const tmp = (): string => {
@@ -16,6 +16,7 @@ const tmp = (): string => {
   return d;
 };
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+const durable = (s: SqliteNodeStore): Promise<void> => new Promise((r) => s.whenDurable(r));
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -42,7 +43,10 @@ describe('SqliteNodeStore', () => {
     const rules = parseRobots('User-agent: *\nDisallow: /private/\nAllow: /private/ok$\nCrawl-delay: 2\nSitemap: http://h:1/s.xml\n', 'esp-crawler');
     a.putRobots({ origin: 'http://h:1', rules: storedRobotsRules(rules), expiresAt: 123 });
     a.sitemapsRead('web', 'http://h:1');
-    await turn();
+    // an entry from the multinode scheduler (not made here) is kept as its bytes
+    const fromMns = { ...entryFor('http://h:1/z', 'http://h:0/', 4, [{ uri: 'http://h:1/y', kind: 2 }], 1), frameFlags: 1 };
+    a.queued('web', 'h:1', fromMns, false);
+    await durable(a);
 
     const b = new SqliteNodeStore(dir, 'n1').load();
     expect(b.collections).toHaveLength(1);
@@ -50,9 +54,11 @@ describe('SqliteNodeStore', () => {
     expect(b.collections[0]!.dspec.getText('delay')).toBe(2);
     expect(b.routes).toEqual([{ collection: 'web', site: 'h:1', node: 'n1' }]);
     // the queue in its order (front first), each entry as it was queued; /c is done and out of it
-    expect(b.queued.map((q) => q.entry.uri.uri)).toEqual(['http://h:1/a', 'http://h:1/b']);
+    expect(b.queued.map((q) => q.entry.uri.uri)).toEqual(['http://h:1/a', 'http://h:1/b', 'http://h:1/z']);
+    expect(b.queued[2]!.entry).toEqual(fromMns);
+    expect(b.queued[0]!.entry).toEqual(entryFor('http://h:1/a', 'http://h:1/', 1, []));
     expect(b.queued[1]!.entry.referrer.uri).toBe('http://h:1/');
-    expect(b.queued.map((q) => q.inFlight)).toEqual([false, true]);
+    expect(b.queued.map((q) => q.inFlight)).toEqual([false, true, false]);
     expect(b.done.sort((x, y) => x.uri.localeCompare(y.uri))).toEqual([
       { collection: 'web', site: 'h:1', uri: 'http://h:1/', fed: true },
       { collection: 'web', site: 'h:1', uri: 'http://h:1/c', fed: false },
@@ -86,6 +92,12 @@ describe('SqliteNodeStore', () => {
     let again = false;
     a.whenDurable(() => (again = true));
     expect(again).toBe(true);
+    // what nobody waits for is committed within LAZY_COMMIT_MS
+    a.done('web', 'h:1', 'http://h:1/', false);
+    await turn();
+    expect(new SqliteNodeStore(dir, 'n1').load().done).toEqual([]);
+    await new Promise((r) => setTimeout(r, LAZY_COMMIT_MS + 10));
+    expect(new SqliteNodeStore(dir, 'n1').load().done).toHaveLength(1);
     a.close();
   });
 
@@ -112,14 +124,14 @@ describe('SqliteNodeStore', () => {
       recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec: new FswcuDict([[fswcuBytes('delay'), 0]]), epoch: 1 });
       recv({ command: 'CMD_UM_ADD_ROUTE', dspecName: 'web', route: { nodeId: 'n1', routingAttribute: '127.0.0.1:8001', site: '127.0.0.1:8001', addrinfo: null, ttl: 0 } });
       recv({ command: 'CMD_UM_ASK_ROUTE', dspecName: 'web' });
-      return { m, recv, restored, grant: () => recv({ command: 'CMD_UM_START_CRAWL_IP', dspecName: 'web', data: { ip: '127.0.0.1:8001', site: '127.0.0.1:8001', storeId: 0, allowed: true } }) };
+      return { m, store, recv, restored, grant: () => recv({ command: 'CMD_UM_START_CRAWL_IP', dspecName: 'web', data: { ip: '127.0.0.1:8001', site: '127.0.0.1:8001', storeId: 0, allowed: true } }) };
     };
     const first = start();
     first.recv({ command: 'CMD_UM_URI', dspecName: 'web', entry: entryFor('http://127.0.0.1:8001/', '', 0, []) });
     first.grant();
     const home = first.m.nextFetch()!;
     first.m.fetched(home, { kind: 'page', links: ['http://127.0.0.1:8001/a', 'http://127.0.0.1:8001/b'], fate: 'fed' });
-    await turn();
+    await durable(first.store);
     const second = start();
     expect(second.restored).toMatchObject({ collections: 1, queued: 2, done: 1 });
     second.grant();

@@ -7,14 +7,24 @@
  * in `whenDurable` for that commit, so whatever the scheduler was told survives kill -9 (`synchronous=NORMAL`;
  * `sync: 'full'` also survives a power cut, at an fsync per commit).
  *
- * Queue entries are kept as the FSWCU bytes of the CMD_UM_URI message that carries them (the spec's codec, so an
- * entry comes back exactly as it was queued); configurations as FSWCU bytes of the dict.
+ * Queue entries made here (links, start URIs) are kept as what made them (referrer, depth, flags, redirects), the
+ * others (from the multinode scheduler) as the FSWCU bytes of the CMD_UM_URI message that carries them (the spec's
+ * codec): either way an entry comes back exactly as it was queued. Configurations are FSWCU bytes of the dict.
+ *
+ * The transaction of a turn commits at the next `setImmediate` when something waits for it, else within
+ * `LAZY_COMMIT_MS`: the crawler waits for it before each request (so an entry is on disk as taken before its page
+ * is asked for), and so does every message the machine sends; the other writes (links queued, outcomes) join the
+ * next such commit, a few per page instead of one per turn.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildFscmtNodeSchedulerMessage, decodeFswcu, encodeFswcu, FswcuDict, readFscmtNodeSchedulerMessage, type FscmtQueueEntry } from '@esp/codecs';
+import { depthOf, entryFor, madeByEntryFor } from '../machine/queue-entries';
 import { URI_STATES, type NodeStore, type StoredNodeCollection, type StoredNodeState, type StoredPageChecksum, type StoredRobots, type StoredRobotsRules, type StoredRoute } from './node-store';
+
+/** What no one waits for is committed this long after it was written, at most. */
+export const LAZY_COMMIT_MS = 20;
 
 export interface SqliteNodeStoreOptions {
   sync?: 'normal' | 'full';
@@ -29,8 +39,10 @@ export class SqliteNodeStore implements NodeStore {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly stmts: ReturnType<typeof prepare>;
-  /** a transaction is open: it commits at the next setImmediate */
+  /** a transaction is open: it commits at the next setImmediate once someone waits for it, else after LAZY_COMMIT_MS */
   private open = false;
+  private soon = false;
+  private lazy: NodeJS.Timeout | undefined;
   /** what waits for the open transaction's commit */
   private waiting: Array<() => void> = [];
   private firstKey = 0;
@@ -50,6 +62,7 @@ export class SqliteNodeStore implements NodeStore {
       CREATE TABLE IF NOT EXISTS uris (
         collection TEXT NOT NULL, uri TEXT NOT NULL, site TEXT NOT NULL, state INTEGER NOT NULL,
         qkey INTEGER NOT NULL DEFAULT 0, depth INTEGER NOT NULL DEFAULT 0, entry BLOB, fed INTEGER NOT NULL DEFAULT 0,
+        referrer TEXT, flags INTEGER, redirects TEXT,
         PRIMARY KEY (collection, uri)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS owned (collection TEXT NOT NULL, uri TEXT NOT NULL, csum BLOB NOT NULL, PRIMARY KEY (collection, uri)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS duplicates (collection TEXT NOT NULL, csum BLOB NOT NULL, uri TEXT NOT NULL, PRIMARY KEY (collection, csum, uri)) WITHOUT ROWID;
@@ -67,7 +80,7 @@ export class SqliteNodeStore implements NodeStore {
       (r): StoredNodeCollection => ({ name: r.name, dspec: decodeDict(r.dspec), epoch: r.epoch }),
     );
     const routes = this.db.prepare('SELECT collection, site, node FROM routes').all() as StoredRoute[];
-    const uris = this.db.prepare('SELECT collection, uri, site, state, qkey, depth, entry, fed FROM uris ORDER BY qkey').all() as Array<{
+    const uris = this.db.prepare('SELECT collection, uri, site, state, qkey, depth, entry, fed, referrer, flags, redirects FROM uris ORDER BY qkey').all() as Array<{
       collection: string;
       uri: string;
       site: string;
@@ -76,14 +89,17 @@ export class SqliteNodeStore implements NodeStore {
       depth: number;
       entry: Buffer | null;
       fed: number;
+      referrer: string | null;
+      flags: number | null;
+      redirects: string | null;
     }>;
     const state: StoredNodeState = { collections, routes, queued: [], done: [], forwarded: [], owned: [], duplicates: [], robots: [], sitemaps: [] };
     for (const r of uris) {
       if (r.state === URI_STATES.QUEUED || r.state === URI_STATES.IN_FLIGHT)
-        state.queued.push({ collection: r.collection, site: r.site, key: r.qkey, entry: decodeEntry(r.entry, r.uri), inFlight: r.state === URI_STATES.IN_FLIGHT });
+        state.queued.push({ collection: r.collection, site: r.site, key: r.qkey, entry: storedEntry(r), inFlight: r.state === URI_STATES.IN_FLIGHT });
       else if (r.state === URI_STATES.DONE) state.done.push({ collection: r.collection, site: r.site, uri: r.uri, fed: r.fed !== 0 });
       else
-        state.forwarded.push({ collection: r.collection, site: r.site, uri: r.uri, depth: r.depth, entry: r.state === URI_STATES.FORWARDED ? decodeEntry(r.entry, r.uri) : undefined });
+        state.forwarded.push({ collection: r.collection, site: r.site, uri: r.uri, depth: r.depth, entry: r.state === URI_STATES.FORWARDED ? storedEntry(r) : undefined });
     }
     const checksums = (sql: string): StoredPageChecksum[] =>
       (this.db.prepare(sql).all() as Array<{ collection: string; uri: string; csum: Buffer }>).map((r) => ({ collection: r.collection, uri: r.uri, csum: new Uint8Array(r.csum) }));
@@ -114,7 +130,7 @@ export class SqliteNodeStore implements NodeStore {
 
   queued(collection: string, site: string, entry: FscmtQueueEntry, front: boolean): void {
     const key = front ? --this.firstKey : ++this.lastKey;
-    this.write(() => this.stmts.putUri.run(collection, entry.uri.uri, site, URI_STATES.QUEUED, key, 0, encodeEntry(collection, entry), 0));
+    this.write(() => this.putEntry(collection, site, URI_STATES.QUEUED, key, entry));
   }
 
   taken(collection: string, uri: string): void {
@@ -122,7 +138,7 @@ export class SqliteNodeStore implements NodeStore {
   }
 
   done(collection: string, site: string, uri: string, fed: boolean): void {
-    this.write(() => this.stmts.putUri.run(collection, uri, site, URI_STATES.DONE, 0, 0, null, fed ? 1 : 0));
+    this.write(() => this.stmts.putUri.run(collection, uri, site, URI_STATES.DONE, 0, 0, null, fed ? 1 : 0, null, null, null));
   }
 
   unfed(collection: string, uris: string[]): void {
@@ -132,7 +148,7 @@ export class SqliteNodeStore implements NodeStore {
   }
 
   forwarded(collection: string, site: string, entry: FscmtQueueEntry, depth: number): void {
-    this.write(() => this.stmts.putUri.run(collection, entry.uri.uri, site, URI_STATES.FORWARDED, 0, depth, encodeEntry(collection, entry), 0));
+    this.write(() => this.putEntry(collection, site, URI_STATES.FORWARDED, 0, entry, depth));
   }
 
   forwardsConfirmed(collection: string, uris: string[]): void {
@@ -166,13 +182,18 @@ export class SqliteNodeStore implements NodeStore {
   }
 
   whenDurable(fn: () => void): void {
-    if (this.open) this.waiting.push(fn);
-    else fn();
+    if (!this.open) return fn();
+    this.waiting.push(fn);
+    if (this.soon) return;
+    this.soon = true;
+    setImmediate(() => this.commit());
   }
 
   /** Commits what is pending now (close does; tests may too). */
   commit(): void {
     if (!this.open) return;
+    clearTimeout(this.lazy);
+    this.soon = false;
     this.db.exec('COMMIT');
     this.open = false;
     const waiting = this.waiting;
@@ -190,9 +211,19 @@ export class SqliteNodeStore implements NodeStore {
     if (!this.open) {
       this.db.exec('BEGIN IMMEDIATE');
       this.open = true;
-      setImmediate(() => this.commit());
+      this.lazy = setTimeout(() => this.commit(), LAZY_COMMIT_MS);
+      this.lazy.unref();
     }
     fn();
+  }
+
+  /** An entry made here as what made it; any other as the FSWCU bytes of its CMD_UM_URI. */
+  private putEntry(collection: string, site: string, state: number, key: number, entry: FscmtQueueEntry, depth = 0): void {
+    const uri = entry.uri.uri;
+    if (madeByEntryFor(entry)) {
+      const redirects = entry.redirects.length > 0 ? JSON.stringify(entry.redirects) : null;
+      this.stmts.putUri.run(collection, uri, site, state, key, depthOf(entry), null, 0, entry.referrer.uri, entry.uriFlags, redirects);
+    } else this.stmts.putUri.run(collection, uri, site, state, key, depth, encodeEntry(collection, entry), 0, null, null, null);
   }
 }
 
@@ -210,12 +241,13 @@ function prepare(db: Database.Database) {
     },
     putRoute: db.prepare('INSERT OR REPLACE INTO routes (collection, site, node) VALUES (?, ?, ?)'),
     putUri: db.prepare(
-      `INSERT INTO uris (collection, uri, site, state, qkey, depth, entry, fed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (collection, uri) DO UPDATE SET site = excluded.site, state = excluded.state, qkey = excluded.qkey, depth = excluded.depth, entry = excluded.entry, fed = excluded.fed`,
+      `INSERT INTO uris (collection, uri, site, state, qkey, depth, entry, fed, referrer, flags, redirects) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (collection, uri) DO UPDATE SET site = excluded.site, state = excluded.state, qkey = excluded.qkey, depth = excluded.depth,
+         entry = excluded.entry, fed = excluded.fed, referrer = excluded.referrer, flags = excluded.flags, redirects = excluded.redirects`,
     ),
     taken: db.prepare(`UPDATE uris SET state = ${URI_STATES.IN_FLIGHT} WHERE collection = ? AND uri = ? AND state = ${URI_STATES.QUEUED}`),
     unfed: db.prepare('UPDATE uris SET fed = 0 WHERE collection = ? AND uri = ?'),
-    routed: db.prepare(`UPDATE uris SET state = ${URI_STATES.ROUTED}, entry = NULL WHERE collection = ? AND uri = ? AND state = ${URI_STATES.FORWARDED}`),
+    routed: db.prepare(`UPDATE uris SET state = ${URI_STATES.ROUTED}, entry = NULL, referrer = NULL, redirects = NULL WHERE collection = ? AND uri = ? AND state = ${URI_STATES.FORWARDED}`),
     own: db.prepare('INSERT OR REPLACE INTO owned (collection, uri, csum) VALUES (?, ?, ?)'),
     disown: db.prepare('DELETE FROM owned WHERE collection = ? AND uri = ?'),
     duplicate: db.prepare('INSERT OR IGNORE INTO duplicates (collection, csum, uri) VALUES (?, ?, ?)'),
@@ -228,6 +260,12 @@ function prepare(db: Database.Database) {
 function encodeEntry(collection: string, entry: FscmtQueueEntry): Buffer {
   const bytes = encodeFswcu(buildFscmtNodeSchedulerMessage({ command: 'CMD_UM_URI', dspecName: collection, entry }));
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** A stored entry: made again by entryFor from what made it, or decoded from its bytes. */
+function storedEntry(r: { uri: string; depth: number; entry: Buffer | null; referrer: string | null; flags: number | null; redirects: string | null }): FscmtQueueEntry {
+  if (r.referrer !== null) return entryFor(r.uri, r.referrer, r.depth, r.redirects === null ? [] : (JSON.parse(r.redirects) as FscmtQueueEntry['redirects']), r.flags ?? 0);
+  return decodeEntry(r.entry, r.uri);
 }
 
 function decodeEntry(bytes: Buffer | null, uri: string): FscmtQueueEntry {
