@@ -1,17 +1,16 @@
 /**
  * A node scheduler's state on disk: one SQLite file, `<dir>/node-<id>.sqlite`, in WAL mode (as the multinode
- * scheduler and the duplicate server keep theirs). Writes join the transaction of the current turn of the event
- * loop, which commits at the next `setImmediate`: a page's links, its record and its owner's checksum cost a
- * statement each and one commit for everything the turn did, which keeps the crawl's hot path as fast as without
- * a store. What must not leave before it is written (an answer to the multinode scheduler, a forwarded link) waits
- * in `whenDurable` for that commit, so whatever the scheduler was told survives kill -9 (`synchronous=NORMAL`;
- * `sync: 'full'` also survives a power cut, at an fsync per commit).
+ * scheduler and the duplicate server keep theirs). Writes join an open transaction: a page's links, its record and
+ * its owner's checksum cost a statement each, and commits are shared. What must not happen before it is written (an
+ * answer to the multinode scheduler, a forwarded link, a request for a page) waits in `whenDurable` for the commit,
+ * so whatever the scheduler was told survives kill -9 (`synchronous=NORMAL`; `sync: 'full'` also survives a power
+ * cut, at an fsync per commit).
  *
  * Queue entries made here (links, start URIs) are kept as what made them (referrer, depth, flags, redirects), the
  * others (from the multinode scheduler) as the FSWCU bytes of the CMD_UM_URI message that carries them (the spec's
  * codec): either way an entry comes back exactly as it was queued. Configurations are FSWCU bytes of the dict.
  *
- * The transaction of a turn commits at the next `setImmediate` when something waits for it, else within
+ * The open transaction commits at the next `setImmediate` when something waits for it, else within
  * `LAZY_COMMIT_MS`: the crawler waits for it before each request (so an entry is on disk as taken before its page
  * is asked for), and so does every message the machine sends; the other writes (links queued, outcomes) join the
  * next such commit, a few per page instead of one per turn.
