@@ -43,6 +43,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof security === 'string') return { kind: 'error', message: security };
   const port = integerOption('port', values.port, 0, 0, 65535);
   if (typeof port === 'string') return { kind: 'error', message: port };
-  return { kind: 'run', nats: natsServers(values.nats, env),
-    security, port, listen: values.listen ?? '0.0.0.0', configDir: values['config-dir'], wait: values.wait ?? false };
+  return { kind: 'run', nats: natsServers(values.nats, env), security, port, listen: values.listen ?? '0.0.0.0', configDir: values['config-dir'], wait: values.wait ?? false };
 }

@@ -91,6 +91,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof stallMs === 'string') return { kind: 'error', message: stallMs };
   const maxConnections = integerOption('max-connections', values['max-connections'], 1024, 1, 100_000);
   if (typeof maxConnections === 'string') return { kind: 'error', message: maxConnections };
-  return { kind: 'run', nats: natsServers(values.nats, env),
-    security, cluster, id: values.id ?? 'gw', listen, connect, maxFrameBytes, maxQueueBytes, stallMs, maxConnections };
+  return { kind: 'run', nats: natsServers(values.nats, env), security, cluster, id: values.id ?? 'gw', listen, connect, maxFrameBytes, maxQueueBytes, stallMs, maxConnections };
 }
