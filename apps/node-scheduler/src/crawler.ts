@@ -56,6 +56,11 @@ export interface CrawlerOptions {
   maxBodyBytes?: number;
   /** Who owns this content? Resolves to the owner URI (the duplicate server's answer), or the page's own URI. */
   checksum: (collection: string, uri: string, csum: Uint8Array) => Promise<string>;
+  /**
+   * On a recrawl, is this the content the index holds for the page already (its checksum is the one this node owns
+   * it with)? Then it is not checked or fed again: a server without validators costs a body, not a feed.
+   */
+  sameContent?: (collection: string, uri: string, csum: Uint8Array) => boolean;
   /** Feeds an owned page; resolves true when it was handed to the feeding client (false: feeding off or suspended). */
   feed: (page: CrawledPage) => Promise<boolean>;
   /** A page whose content another URI owns. */
@@ -212,6 +217,10 @@ export class Crawler {
         return m.fetched(f, { kind: 'noindex' });
       }
       const checksum = new Uint8Array(createHash('md5').update(body).digest());
+      if (isRecrawl(f.entry.uriFlags) && this.opts.sameContent?.(f.collection, uri, checksum)) {
+        this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });
+        return m.fetched(f, { kind: 'unchanged' });
+      }
       const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, body, contentType: contentTypeHeader, format: type.format, checksum };
       const ownUri = await this.opts.checksum(f.collection, uri, checksum);
       let fate: PageFate = 'duplicate';

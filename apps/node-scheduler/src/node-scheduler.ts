@@ -93,6 +93,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     archive: opts.archive,
     log,
     checksum: (collection, uri, csum) => ownerOf(dup.link, collection, uri, csum, log),
+    sameContent: (collection, uri, csum) => ownership.ownsWith(collection, uri, csum),
     feed: async (page) => {
       // a page fed again with new content: its old content is no longer owned here (its copies elsewhere get promoted)
       const before = ownership.disown(page.collection, page.uri);

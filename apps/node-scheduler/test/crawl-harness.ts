@@ -111,6 +111,8 @@ export function crawlSites(o: CrawlSitesOptions): CrawlRun {
       if (!owners.has(key)) owners.set(key, uri);
       return Promise.resolve(owners.get(key) as string);
     },
+    // as the node scheduler does with what it owns: a recrawled page with the checksum it was fed with is not fed again
+    sameContent: (_c, uri, csum) => fed.get(uri) !== undefined && Buffer.compare(fed.get(uri)!.checksum, csum) === 0,
     feed: (page) => {
       fed.set(page.uri, page);
       feeds.push(page.uri);

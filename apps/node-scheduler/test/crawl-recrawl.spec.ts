@@ -22,18 +22,20 @@ const LAST_MODIFIED = 'Tue, 01 Dec 2026 10:00:00 GMT';
 /** A site whose pages can change or go; ETags from the content, or only Last-Modified for /c.html. */
 function changingSite(): { pages: Map<string, string>; handler: (req: IncomingMessage, res: ServerResponse) => void } {
   const pages = new Map<string, string>([
-    ['/', '<a href="/a.html">a</a> <a href="/b.html">b</a> <a href="/c.html">c</a> <a href="/gone.html">g</a> <a href="/moved.html">m</a>'],
+    ['/', '<a href="/a.html">a</a> <a href="/b.html">b</a> <a href="/c.html">c</a> <a href="/gone.html">g</a> <a href="/moved.html">m</a> <a href="/plain.html">p</a>'],
     ['/a.html', '<p>a, first version</p>'],
     ['/b.html', '<p>b never changes</p>'],
     ['/c.html', '<p>c has a date only</p>'],
     ['/gone.html', '<p>soon gone</p>'],
     ['/moved.html', '<p>soon moved</p>'],
+    ['/plain.html', '<p>no validators at all</p>'],
   ]);
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const path = req.url ?? '/';
     if (path === '/moved.html' && !pages.has(path)) return void res.writeHead(301, { location: '/new.html' }).end();
     const body = pages.get(path);
     if (body === undefined) return void res.writeHead(404).end();
+    if (path === '/plain.html') return void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
     if (path === '/c.html') {
       if (req.headers['if-modified-since'] === LAST_MODIFIED) return void res.writeHead(304).end();
       return void res.writeHead(200, { 'content-type': 'text/html', 'last-modified': LAST_MODIFIED }).end(body);
@@ -54,7 +56,7 @@ describe('recrawl', () => {
     runs.push(run);
     await untilIdle(run);
     const u = (p: string): string => `${site.base}${p}`;
-    expect([...run.fed.keys()].sort()).toEqual(['/', '/a.html', '/b.html', '/c.html', '/gone.html', '/moved.html'].map(u).sort());
+    expect([...run.fed.keys()].sort()).toEqual(['/', '/a.html', '/b.html', '/c.html', '/gone.html', '/moved.html', '/plain.html'].map(u).sort());
     expect(site.requests.every((r) => r.headers['if-none-match'] === undefined && r.headers['if-modified-since'] === undefined)).toBe(true);
 
     pages.set('/a.html', '<p>a, second version</p> <a href="/b.html">b again</a> <a href="/fresh.html">new</a>');
@@ -69,16 +71,16 @@ describe('recrawl', () => {
 
     const round = site.requests.slice(firstRound).filter((r) => r.path !== '/robots.txt' && r.path !== '/sitemap.xml');
     // every known page once, and the pages new in this round once
-    expect(round.map((r) => r.path).sort()).toEqual(['/', '/a.html', '/b.html', '/c.html', '/fresh.html', '/gone.html', '/moved.html', '/new.html']);
+    expect(round.map((r) => r.path).sort()).toEqual(['/', '/a.html', '/b.html', '/c.html', '/fresh.html', '/gone.html', '/moved.html', '/new.html', '/plain.html']);
     const sent = (p: string): IncomingMessage['headers'] => round.find((r) => r.path === p)!.headers;
     expect(sent('/b.html')['if-none-match']).toMatch(/^"[0-9a-f]{32}"$/);
     expect(sent('/c.html')['if-modified-since']).toBe(LAST_MODIFIED);
     expect(sent('/fresh.html')['if-none-match']).toBeUndefined();
-    // only what changed or is new is fed again
+    // only what changed or is new is fed again (plain.html came whole, with the checksum it was fed with)
     expect(run.feeds.slice(feedsBefore).sort()).toEqual(['/a.html', '/fresh.html', '/new.html'].map(u));
     expect(new TextDecoder().decode(run.fed.get(u('/a.html'))!.body)).toContain('second version');
     expect(run.deleted.sort()).toEqual(['/gone.html', '/moved.html'].map(u));
-    expect(run.machine.stats('web')).toMatchObject({ unchanged: 3, removed: 2 });
+    expect(run.machine.stats('web')).toMatchObject({ unchanged: 4, removed: 2 });
 
     // a third round: the deleted pages are no longer known as pages, the changed one is unchanged now
     const secondRound = site.requests.length;
@@ -86,8 +88,8 @@ describe('recrawl', () => {
     await untilIdle(run);
     expect(run.feeds.length - feedsBefore).toBe(3);
     const third = site.requests.slice(secondRound).filter((r) => r.path.endsWith('.html') || r.path === '/');
-    expect(third.map((r) => r.path).sort()).toEqual(['/', '/a.html', '/b.html', '/c.html', '/fresh.html', '/gone.html', '/moved.html', '/new.html']);
-    expect(run.machine.stats('web')).toMatchObject({ unchanged: 3 + 6, removed: 2 });
+    expect(third.map((r) => r.path).sort()).toEqual(['/', '/a.html', '/b.html', '/c.html', '/fresh.html', '/gone.html', '/moved.html', '/new.html', '/plain.html']);
+    expect(run.machine.stats('web')).toMatchObject({ unchanged: 4 + 7, removed: 2 });
   });
 
   it('the refresh setting (minutes) starts rounds by itself; a reprocess is not conditional (the pages are fed again)', async () => {

@@ -22,7 +22,7 @@ export type FetchOutcome =
   /** read, its links followed (unless nofollow), not fed: the page asks not to be indexed */
   | { kind: 'noindex' }
   | { kind: 'redirect'; location: string; status: number }
-  /** a conditional GET answered 304 Not Modified: the copy in the index stands (nothing read, checked or fed) */
+  /** a recrawl found the page as indexed: 304 Not Modified, or the same checksum (nothing checked or fed) */
   | { kind: 'unchanged' }
   /** the server says the page is not there (404, 410): if it was fed, it leaves the index */
   | { kind: 'gone'; status: number }
