@@ -198,6 +198,8 @@ export class Crawler {
       const { body, contentTypeHeader } = res;
       m.requestDone(f);
       if (this.opts.archive && !res.skipped) this.opts.archive.record({ uri, date: new Date(), userAgent: this.getOptions.userAgent, requestHeaders: conditional, response: res });
+      // the next round asks with these; taken back below if the page does not reach the index as read
+      this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });
       if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length, contentType: contentTypeHeader }, 'page fetched');
       const type = res.skipped ? { indexable: false as const, reason: `served as ${res.contentType}: body not read` } : await indexableType(contentTypeHeader, body);
       if (!type.indexable) {
@@ -217,19 +219,17 @@ export class Crawler {
         return m.fetched(f, { kind: 'noindex' });
       }
       const checksum = new Uint8Array(createHash('md5').update(body).digest());
-      if (isRecrawl(f.entry.uriFlags) && this.opts.sameContent?.(f.collection, uri, checksum)) {
-        this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });
-        return m.fetched(f, { kind: 'unchanged' });
-      }
+      if (isRecrawl(f.entry.uriFlags) && this.opts.sameContent?.(f.collection, uri, checksum)) return m.fetched(f, { kind: 'unchanged' });
       const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, body, contentType: contentTypeHeader, format: type.format, checksum };
       const ownUri = await this.opts.checksum(f.collection, uri, checksum);
       let fate: PageFate = 'duplicate';
       if (ownUri === uri) fate = (await this.opts.feed(crawled)) ? 'fed' : 'unfed';
       else this.opts.onDuplicate?.(crawled, ownUri);
       // an unfed page is not in the index: it must be read whole next time, to be fed then
-      if (fate !== 'unfed') this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });
+      if (fate === 'unfed') this.validators.delete(f.collection, uri);
       m.fetched(f, { kind: 'page', links: [], fate });
     } catch (err) {
+      this.validators.delete(f.collection, uri);
       m.fetched(f, { kind: 'error', reason: (err as Error).message });
     }
   }

@@ -68,6 +68,8 @@ export class LocalWebSites {
    * many 304s each URL answered.
    */
   readonly notModified = new Map<string, number>();
+  /** Every request, in the order they came, with the time it came (politeness is checked on it). */
+  readonly requestLog: Array<{ url: string; at: number }> = [];
   private readonly extras: LocalWebSiteExtras | undefined;
   private readonly servers: Server[] = [];
   private ports: number[] = [];
@@ -143,6 +145,7 @@ export class LocalWebSites {
       const handler = (req: IncomingMessage, res: ServerResponse): void => {
         const url = `${this.base(h)}${req.url ?? '/'}`;
         this.hits.set(url, (this.hits.get(url) ?? 0) + 1);
+        this.requestLog.push({ url, at: Date.now() });
         const path = (req.url ?? '/').split('?')[0] ?? '/';
         const html = (body: string | Buffer, type = 'text/html; charset=utf-8'): void => {
           const etag = `"${createHash('md5').update(body).digest('hex')}"`;
