@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: config-server [options]
 
@@ -16,15 +16,18 @@ Options:
   -h, --help            show this help
 
 SIGHUP reloads the config directory (as the ReloadConfig method does).
-`;
 
-export type Cli = CliResult<{ nats: string[]; port: number; listen: string; configDir: string | undefined; wait: boolean }>;
+${NATS_SECURITY_HELP}`;
+
+export type Cli = CliResult<{ nats: string[];
+  security: NatsSecurity; port: number; listen: string; configDir: string | undefined; wait: boolean }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       port: { type: 'string' },
       listen: { type: 'string' },
       'config-dir': { type: 'string' },
@@ -36,7 +39,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const port = integerOption('port', values.port, 0, 0, 65535);
   if (typeof port === 'string') return { kind: 'error', message: port };
-  return { kind: 'run', nats: natsServers(values.nats, env), port, listen: values.listen ?? '0.0.0.0', configDir: values['config-dir'], wait: values.wait ?? false };
+  return { kind: 'run', nats: natsServers(values.nats, env), security, port, listen: values.listen ?? '0.0.0.0', configDir: values['config-dir'], wait: values.wait ?? false };
 }

@@ -32,7 +32,7 @@ try {
   log.fatal({ err: (err as Error).message }, 'cannot start: configuration');
   process.exit(2);
 }
-const mw = await Middleware.connect({ name: 'config-server', servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'config-server', servers: cli.nats, security: cli.security, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });

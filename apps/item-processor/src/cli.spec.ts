@@ -6,6 +6,7 @@ describe('item-processor cli', () => {
     expect(parseCli([], { NATS_URL: 'nats://a:1,nats://b:2' })).toEqual({
       kind: 'run',
       nats: ['nats://a:1', 'nats://b:2'],
+      security: {},
       name: undefined,
       host: undefined,
       statusPort: 0,

@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { DEFAULT_REREGISTRATION_LEASE_SECONDS } from '@esp/interfaces';
 
 export const HELP = `Usage: item-processor [options]
@@ -29,10 +29,12 @@ Options:
 
 Logs "ready" with { name, status_url } once registered. SIGTERM / SIGINT: unregister (procserver_handler,
 then master_dispatcher), finish the batch in flight, drain, exit 0. The Status method Shutdown does the same.
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export interface RunOptions {
   nats: string[];
+  security: NatsSecurity;
   name: string | undefined;
   host: string | undefined;
   statusPort: number;
@@ -55,6 +57,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       name: { type: 'string' },
       host: { type: 'string' },
       'status-port': { type: 'string' },
@@ -74,6 +77,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const statusPort = integerOption('status-port', values['status-port'], 0, 0, 65535);
   if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };
   const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535);
@@ -97,6 +102,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   return {
     kind: 'run',
     nats,
+    security,
     name: values.name,
     host: values.host,
     statusPort,

@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: ppp-gateway [options]
 
@@ -17,11 +17,13 @@ Options:
   --request-timeout-ms <ms> how long a frontend request may wait for its reply (default: 30000)
   --max-inflight <n>        frontend requests in flight; beyond that they are dropped (default: 1000)
   -h, --help                show this help
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export interface GatewayCli {
   kind: 'run';
   nats: string[];
+  security: NatsSecurity;
   service: string;
   frontend: string;
   backend: string;
@@ -39,6 +41,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       service: { type: 'string' },
       frontend: { type: 'string' },
       backend: { type: 'string' },
@@ -54,6 +57,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
   if (typeof heartbeatMs === 'string') return { kind: 'error', message: heartbeatMs };
   const liveness = integerOption('liveness', values.liveness, 3, 1, 100);
@@ -69,6 +74,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   return {
     kind: 'run',
     nats: natsServers(values.nats, env),
+    security,
     service: values.service ?? 'default',
     frontend: values.frontend ?? 'tcp://*:5555',
     backend: values.backend ?? 'tcp://*:5556',

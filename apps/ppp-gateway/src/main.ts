@@ -23,7 +23,7 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('ppp-gateway', { service: cli.service });
-const mw = await Middleware.connect({ name: 'ppp-gateway', servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'ppp-gateway', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });
