@@ -8,7 +8,8 @@ import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
-import { loadCollections, reconcile } from './collections';
+import { reconcile } from './collections';
+import { CrawlConfigSource } from './config-source';
 import { startMultinodeScheduler } from './multinode-scheduler';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -21,8 +22,10 @@ if (cli.kind === 'error') {
   process.exit(2);
 }
 let collections;
+let source: CrawlConfigSource;
 try {
-  collections = loadCollections(cli.configs);
+  source = new CrawlConfigSource(cli.configs, cli.configDir);
+  collections = source.load();
 } catch (err) {
   process.stderr.write(`multinode-scheduler: invalid crawl configuration: ${(err as Error).message}\n`);
   process.exit(2);
@@ -41,7 +44,7 @@ log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 
 process.on('SIGHUP', () => {
   let next;
   try {
-    next = loadCollections(cli.configs);
+    next = source.load();
   } catch (err) {
     log.error({ err: (err as Error).message }, 'configuration not reloaded');
     return;
