@@ -22,13 +22,16 @@ Options:
   --max-missed-keepalives <n>
                           drop a node scheduler that left this many keep-alives in a row unanswered: its sites
                           go to the live nodes (default: 3)
+  --settle-ms <ms>        a crawl is done when nothing is queued here and every node reported nothing queued or
+                          in flight for this long, twice at least (default: 3000; the nodes report every
+                          --stats-ms)
   --data <dir>            keep the state (collections, queued entries, routes, IP permissions, DNS answers) in
                           <dir>/scheduler.sqlite and take it back at start, so kill -9 loses nothing answered
                           (default: none, the state is in memory only)
   -h, --help              show this help
 `;
 
-export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; configDir: string | undefined; configService: boolean; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; maxMissedKeepalives: number; dataDir: string | undefined }>;
+export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; configDir: string | undefined; configService: boolean; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; maxMissedKeepalives: number; settleMs: number; dataDir: string | undefined }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
@@ -46,6 +49,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'min-nodes': { type: 'string' },
       'max-missed-keepalives': { type: 'string' },
       data: { type: 'string' },
+      'settle-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -63,5 +67,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof minNodes === 'string') return { kind: 'error', message: minNodes };
   const maxMissedKeepalives = integerOption('max-missed-keepalives', values['max-missed-keepalives'], 3, 1, 10_000);
   if (typeof maxMissedKeepalives === 'string') return { kind: 'error', message: maxMissedKeepalives };
-  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], configDir: values['config-dir'], configService: values['config-service'] ?? false, dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, maxMissedKeepalives, dataDir: values.data };
+  const settleMs = integerOption('settle-ms', values['settle-ms'], 3000, 0, 86_400_000);
+  if (typeof settleMs === 'string') return { kind: 'error', message: settleMs };
+  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], configDir: values['config-dir'], configService: values['config-service'] ?? false, dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, maxMissedKeepalives, settleMs, dataDir: values.data };
 }

@@ -3,13 +3,18 @@
  *
  *   nx serve multinode-scheduler -- --config crawl.xml
  *   tsx apps/multinode-scheduler/src/main.ts --config crawl.xml --cluster default --id main
+ *   tsx apps/multinode-scheduler/src/main.ts --config-dir .esp/config/crawl --data .esp/crawl --config-service
+ *
+ * It serves the crawl cluster's administration (crawl::admin: what `npm run crawl` talks to) beside its address.
  */
 import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
+import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { reconcile } from './collections';
 import { CrawlConfigSource } from './config-source';
+import { serveCrawlAdmin } from './crawl-admin-service';
 import { startMultinodeScheduler } from './multinode-scheduler';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -37,6 +42,14 @@ const mw = await Middleware.connect({ name: 'multinode-scheduler', servers: cli.
   process.exit(1);
 });
 const mns = await startMultinodeScheduler(mw.bus, { ...cli, collections, log });
+// the feeding chain learns a crawl's collection from the config service before anything is crawled
+const registerCollection = cli.configService
+  ? async (name: string): Promise<void> => {
+      const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 10_000 });
+      await proxy.add_collection(name, '');
+    }
+  : undefined;
+await serveCrawlAdmin(mw, mns, { cluster: cli.cluster, id: cli.id, source, registerCollection, log });
 log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 'ready');
 
 // SIGHUP: read the configuration files again; collections added, changed or gone are added, updated or removed on

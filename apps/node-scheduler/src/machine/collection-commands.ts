@@ -3,7 +3,7 @@
  * on a newer one), remove it (its sites released, the index told, then CMD_UM_DELETE_OK), suspend / resume it,
  * suspend its feeding.
  */
-import { FSCMT_CONF_STATES, type FscmtNodeSchedulerMessage } from '@esp/codecs';
+import { FSCMT_CONF_STATES, FSCMT_REFRESH_BITS, type FscmtNodeSchedulerMessage } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { CollectionTable } from './collection-table';
 import type { CrawlQueue } from './crawl-queue';
@@ -79,8 +79,11 @@ export class CollectionCommands {
         return this.deps.onFeedingSuspend(msg.dspecName, msg.data.suspend);
       }
       case 'CMD_ADM_CONF_REFRESH':
-        this.deps.log?.info({ collection: msg.dspecName, mask: msg.refresh.mask }, 'refresh requested (not implemented: nothing is recrawled)');
-        return;
+        // REQUEUE_START_URIS: the start URIs are crawled again (as on an update); the other bits (a refresh of the
+        // whole collection from a crawl store) have no store to work from here
+        if (msg.refresh.mask & FSCMT_REFRESH_BITS.REQUEUE_START_URIS) queue.requeueStartUris(msg.dspecName);
+        this.deps.log?.info({ collection: msg.dspecName, mask: msg.refresh.mask }, 'refresh requested');
+        return this.deps.work();
     }
   }
 
