@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { XmlRpcFault, type XmlRpcInput, type XmlRpcStruct, type XmlRpcValue } from '@esp/codecs';
-import { AlreadyBound, CONFIG_SERVICE_NAME, configServiceInterface, type CollectionRecord, type Implementation, type ModuleRecord } from '@esp/interfaces';
+import { AlreadyBound, CONFIG_SERVICE_NAME, configServiceInterface, SystemResourceError, type CollectionRecord, type Implementation, type ModuleRecord } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
-import { configFilePath, ConfigError, fingerprint, readCollections } from './config-store';
+import { configFilePath, ConfigError, fingerprint, readCollections, writeCollections } from './config-store';
 import { checkCollectionPipelines, pipelineChanges, readPipelines, type PipelineDefinitions } from './pipeline-store';
 import { FAULT_INVALID_PARAMS, methodTable, typeName, xmlRpcCall } from '@esp/xmlrpc-http';
 import { isOwnAddress } from './module-address';
@@ -96,6 +96,7 @@ export class ConfigServer {
     const impl: Implementation<typeof configServiceInterface> = {
       get_active_module_list: (type) => this.activeModules(type),
       get_collections: () => this.collections,
+      add_collection: (name, pipeline) => this.addCollection(name, pipeline),
     };
     this.object = await mw.activate(configServiceInterface, impl, { object_id: 'configservice', port, name: CONFIG_SERVICE_NAME });
     const aor = this.object.aor;
@@ -131,6 +132,28 @@ export class ConfigServer {
     } catch (err) {
       this.opts.log.debug({ err: (err as Error).message }, 'unbind on shutdown failed');
     }
+  }
+
+  /**
+   * Adds a collection to <config-dir>/collections.json (with the default pipeline when none is named) and reloads,
+   * so that every module learns it through the usual alert; a collection already there is left as it is.
+   */
+  async addCollection(name: string, pipeline: string): Promise<{ added: boolean; collections: CollectionRecord[] }> {
+    const dir = this.opts.configDir;
+    if (!dir) throw new SystemResourceError('the config server has no config directory to add a collection to');
+    if (this.collections.some((c) => c.name === name)) return { added: false, collections: this.collections };
+    const record = { name, pipeline: pipeline || (this.pipelineDefs?.defaultPipeline ?? 'default') };
+    const current = readCollections(dir);
+    try {
+      writeCollections(dir, [...current.filter((c) => c.name !== name), record]);
+      await this.reload();
+    } catch (err) {
+      // the file as it was: a collection that does not validate (an unknown pipeline) must not break the next reload
+      writeCollections(dir, current);
+      throw new SystemResourceError(`collection "${name}" not added: ${(err as Error).message}`, {}, { cause: err });
+    }
+    this.opts.log.info({ collection: name, pipeline: record.pipeline }, 'collection added');
+    return { added: true, collections: this.collections };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -179,6 +179,19 @@ describe('config-server process', () => {
     url = String(cfg.logs.findLast((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
     expect(await (await configProxy()).get_active_module_list('NodeControl')).toEqual([]);
     expect(cfg.logs.some((l) => l['msg'] === 'taking over the binding of a config server that is gone')).toBe(true);
+  });
+  it('add_collection (middleware) writes collections.json, reloads and alerts; a collection held already is left as it is', async () => {
+    const proxy = await configProxy();
+    const port = (alertServer.address() as AddressInfo).port;
+    await py(url, 'RegisterModule', { port, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection'] });
+    const before = alerts.length;
+    const r = await proxy.add_collection('crawled', '');
+    expect(r.added).toBe(true);
+    expect(r.collections.map((c) => c.name)).toContain('crawled');
+    expect(JSON.parse(readFileSync(join(dir, 'collections.json'), 'utf8')).collections).toContainEqual({ name: 'crawled', pipeline: 'default' });
+    expect(alerts.slice(before)).toContainEqual({ method: 'ConfigurationChanged', params: ['collection', expect.arrayContaining(['crawled'])] });
+    expect((await proxy.get_collections()).map((c) => c.name)).toContain('crawled');
+    expect((await proxy.add_collection('crawled', 'other')).added).toBe(false);
   });
 });
 
