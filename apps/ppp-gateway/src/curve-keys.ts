@@ -30,7 +30,7 @@ export function loadOrCreateKeyPair(file: string): { keys: CurveKeyPair; created
   const fields = new Map<string, string>();
   for (const line of read(file).split('\n')) {
     const m = /^\s*(public-key|secret-key)\s*=\s*(\S+)\s*$/.exec(line);
-    if (m) fields.set(m[1]!, m[2]!);
+    if (m?.[1] && m[2]) fields.set(m[1], m[2]);
   }
   const publicKey = fields.get('public-key');
   const secretKey = fields.get('secret-key');

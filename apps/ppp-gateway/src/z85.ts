@@ -8,10 +8,10 @@ export function z85Encode(bytes: Uint8Array): string {
   if (bytes.length % 4 !== 0) throw new RangeError(`Z85 encodes whole 4-byte groups; got ${bytes.length} bytes`);
   let out = '';
   for (let i = 0; i < bytes.length; i += 4) {
-    let value = ((bytes[i]! << 24) | (bytes[i + 1]! << 16) | (bytes[i + 2]! << 8) | bytes[i + 3]!) >>> 0;
+    let value = new DataView(bytes.buffer, bytes.byteOffset + i, 4).getUint32(0);
     const chunk: string[] = [];
     for (let j = 0; j < 5; j++) {
-      chunk.push(ALPHABET[value % 85]!);
+      chunk.push(ALPHABET.charAt(value % 85));
       value = Math.floor(value / 85);
     }
     out += chunk.reverse().join('');
