@@ -10,7 +10,7 @@ describe('item-processor cli', () => {
       name: undefined,
       host: undefined,
       statusPort: 0,
-      statusListen: '0.0.0.0',
+      statusListen: '127.0.0.1',
       pipelineConfig: undefined,
       configServer: undefined,
       basePort: 16000,

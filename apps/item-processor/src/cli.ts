@@ -12,7 +12,7 @@ Options:
   --name <name>                item processing component identifier (default: procserver_<host>_<pid>)
   --host <host>                host name in the AOR and the status URL (default: this machine's hostname)
   --status-port <port>         Status XML-RPC port; 0 picks a free one, logged at start (default: 0)
-  --status-listen <address>    address the Status server listens on (default: 0.0.0.0)
+  --status-listen <address>    address the Status server listens on (default: 127.0.0.1; 0.0.0.0 for every interface)
   --pipeline-config <file>     JSON pipeline configuration (default: detect, charset, pdf, docx, utf8, xml, html, title, normalize)
   --config-server <url>        config server XML-RPC URL (http://host:port/RPC2): register there (ProcessorServer) and
                                take pipelines and collections from it, again on every ConfigurationChanged;
@@ -106,7 +106,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     name: values.name,
     host: values.host,
     statusPort,
-    statusListen: values['status-listen'] ?? '0.0.0.0',
+    statusListen: values['status-listen'] ?? '127.0.0.1',
     pipelineConfig: values['pipeline-config'],
     configServer,
     basePort,

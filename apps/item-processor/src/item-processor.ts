@@ -16,7 +16,7 @@ import { ConfigSubscription } from './config-subscription';
 import { PipelineSource } from './pipeline-source';
 import { processorServer } from './processor-server';
 import { Registration } from './registration';
-import { StatusService } from './status/status-service';
+import { STATUS_STATE_CHANGING, StatusService } from './status/status-service';
 import { StatusState } from './status/status-state';
 import { XMLRPC_PATH, startXmlRpcHttpServer } from '@esp/xmlrpc-http';
 
@@ -136,10 +136,11 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     leakDetect: (memory) => log.info({ memory, heap: process.memoryUsage() }, 'LeakDetect: memory usage'),
   });
   const statusServer = await startXmlRpcHttpServer({
-    host: opts.statusListen ?? '0.0.0.0',
+    host: opts.statusListen ?? '127.0.0.1',
     port: opts.statusPort ?? 0,
     maxBodyBytes: opts.statusMaxBodyBytes,
     dispatch: (method, params) => service.call(method, params),
+    protect: (method) => STATUS_STATE_CHANGING.has(method),
     log,
   }).catch(async (err: unknown) => {
     await mw.close();

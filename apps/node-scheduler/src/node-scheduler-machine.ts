@@ -26,7 +26,7 @@ import type { Clock, TimerHandle } from '@esp/timers';
 import { CollectionCommands } from './machine/collection-commands';
 import { CollectionTable } from './machine/collection-table';
 import { CrawlQueue } from './machine/crawl-queue';
-import { takeStatsDelta, type CrawlStats } from './machine/crawl-stats';
+import { PROGRESS_KEY, takeProgress, takeStatsDelta, type CrawlStats } from './machine/crawl-stats';
 import type { Fetch, FetchOutcome } from './machine/fetch';
 import { FetchReports } from './machine/fetch-reports';
 import { FetchTurns } from './machine/fetch-turns';
@@ -293,9 +293,16 @@ export class NodeSchedulerMachine {
     this.events.onWork?.();
   }
 
-  /** 3.1.6: each CMD_UM_STAT carries the counters' change since the previous one, not the totals. */
+  /**
+   * 3.1.6: each CMD_UM_STAT carries the counters' change since the previous one, not the totals; beside them (under
+   * PROGRESS_KEY) what is queued and in flight now, which tells the multinode scheduler when the crawl is done.
+   */
   private statistics(): void {
-    for (const c of this.collections.values()) this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats: takeStatsDelta(c) });
+    for (const c of this.collections.values()) {
+      const stats = takeStatsDelta(c);
+      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c)]);
+      this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
+    }
   }
 
   private every(ms: number, fn: () => void): void {

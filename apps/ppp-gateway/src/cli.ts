@@ -9,8 +9,8 @@ served by NATS workers. Frames pass through unchanged.
 Options:
   --nats <url>              NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
   --service <name>          PPP service (queue) name on NATS (default: default)
-  --frontend <endpoint>     ZeroMQ ROUTER for clients (default: tcp://*:5555)
-  --backend <endpoint>      ZeroMQ ROUTER for workers (default: tcp://*:5556)
+  --frontend <endpoint>     ZeroMQ ROUTER for clients (default: tcp://127.0.0.1:5555; tcp://*:5555 for every interface)
+  --backend <endpoint>      ZeroMQ ROUTER for workers (default: tcp://127.0.0.1:5556)
   --heartbeat-ms <ms>       heartbeat interval agreed with the workers (default: 1000)
   --liveness <n>            heartbeats missed before a peer is dead (default: 3)
   --queue                   also run the PPP queue of the service in this process
@@ -76,8 +76,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     nats: natsServers(values.nats, env),
     security,
     service: values.service ?? 'default',
-    frontend: values.frontend ?? 'tcp://*:5555',
-    backend: values.backend ?? 'tcp://*:5556',
+    frontend: values.frontend ?? 'tcp://127.0.0.1:5555',
+    backend: values.backend ?? 'tcp://127.0.0.1:5556',
     heartbeatMs,
     liveness,
     queue: values.queue ?? false,

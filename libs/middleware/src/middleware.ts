@@ -128,6 +128,11 @@ export class Middleware {
     return createProxy(this.nc, iface, aor, objectSubject(aor.host, aor.port, aor.object_id), { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
   }
 
+  /** A typed proxy of an object activated on an explicit subject (activateAt): a well-known service address. */
+  proxyAt<I extends InterfaceDef>(subject: string, iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
+    return createProxy(this.nc, iface, aor, subject, { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+  }
+
   /**
    * The object store bucket for out-of-band content (a claim check), opened once per bucket and created if absent
    * (the options apply only then). A failed open is not kept: the next call tries again.

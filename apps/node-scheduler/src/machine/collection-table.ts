@@ -58,6 +58,8 @@ export interface Collection {
   stats: CrawlStats;
   /** The totals at the previous Statistics Timeout: CMD_UM_STAT carries the difference (3.1.6). */
   statsSent: CrawlStats;
+  /** Per site, what the previous progress report said of it (crawl-stats.ts takeProgress). */
+  progressSent?: Map<string, string>;
 }
 
 export interface CollectionTableDeps {

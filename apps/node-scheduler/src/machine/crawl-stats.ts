@@ -10,6 +10,7 @@
  * indexable, allowed or owned.
  */
 import { FswcuDict } from '@esp/codecs';
+import type { Collection } from './collection-table';
 
 export interface CrawlStats {
   fetched: number;
@@ -34,4 +35,33 @@ export function takeStatsDelta(counts: { stats: CrawlStats; statsSent: CrawlStat
   const delta = Object.entries(counts.stats).map(([k, v]) => [new TextEncoder().encode(k), v - counts.statsSent[k as keyof CrawlStats]] as [Uint8Array, number]);
   counts.statsSent = { ...counts.stats };
   return new FswcuDict(delta);
+}
+
+/** The key of CMD_UM_STAT's PKT_DATA under which the node's progress travels (absolute values, not deltas). */
+export const PROGRESS_KEY = 'progress';
+
+/**
+ * What the collection has queued and in flight on this node now, and per site its pages fetched and queued (only
+ * the sites that changed since the previous report, so a report stays small on a large crawl). The multinode
+ * scheduler keeps the latest and tells from them when the crawl is done; a counter dict of older nodes has none.
+ */
+export function takeProgress(c: Collection): FswcuDict {
+  const enc = (k: string) => new TextEncoder().encode(k);
+  const sent = (c.progressSent ??= new Map());
+  let queued = 0;
+  let inFlight = 0;
+  const sites: Array<[Uint8Array, FswcuDict]> = [];
+  for (const s of c.sites.values()) {
+    queued += s.queue.length;
+    inFlight += (s.busy ? 1 : 0) + s.processing;
+    const now = `${s.docs} ${s.queue.length}`;
+    if (sent.get(s.site) === now) continue;
+    sent.set(s.site, now);
+    sites.push([enc(s.site), new FswcuDict([[enc('fetched'), s.docs], [enc('queued'), s.queue.length]])]);
+  }
+  return new FswcuDict([
+    [enc('queued'), queued],
+    [enc('in_flight'), inFlight],
+    [enc('sites'), new FswcuDict(sites)],
+  ]);
 }
