@@ -65,6 +65,9 @@ describe('node scheduler crawl rounds', () => {
     r.refresh(FSCMT_REFRESH_BITS.REFRESH_COLLECTION);
     r.refresh(FSCMT_REFRESH_BITS.TRUNCATE_AND_RESTART);
     expect(r.crawl().map(([u]) => u)).toEqual(['/', '/a', '/b'].map(U));
+    // a round asked for with the start URIs: the known start URI is in the round, asked for conditionally
+    r.refresh(FSCMT_REFRESH_BITS.REFRESH_COLLECTION | FSCMT_REFRESH_BITS.REQUEUE_START_URIS);
+    expect(r.crawl()).toEqual(['/', '/a', '/b'].map((p) => [U(p), R]));
   });
 
   it('the refresh interval starts a round that many minutes after the previous one began; max_doc counts per round', () => {
