@@ -84,6 +84,18 @@ describe('node scheduler crawl rounds', () => {
     r.m.stop();
   });
 
+  it('what CMD_UM_DELETE_URIS / CMD_UM_DELETE_SITE deleted is not fetched again by the next round', () => {
+    const r = rig();
+    r.crawl((f) => ({ kind: 'page', links: f.entry.uri.uri === U('/') ? [U('/a'), U('/b')] : [], fate: 'fed' }));
+    r.recv({ command: 'CMD_UM_DELETE_URIS', dspecName: 'web', data: { urisBySite: new Map([[SITE, [U('/a')]]]), errcode: 'USR' } });
+    expect(r.deleted).toEqual([U('/a')]);
+    r.refresh(0);
+    expect(r.crawl().map(([u]) => u)).toEqual(['/', '/b'].map(U));
+    r.recv({ command: 'CMD_UM_DELETE_SITE', dspecName: 'web', site: SITE });
+    r.refresh(0);
+    expect(r.crawl()).toEqual([]);
+  });
+
   it('a known page the updated configuration excludes is deleted at the next round, not fetched', () => {
     const r = rig();
     r.crawl((f) => ({ kind: 'page', links: f.entry.uri.uri === U('/') ? [U('/old/x')] : [], fate: 'fed' }));
