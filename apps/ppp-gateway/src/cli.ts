@@ -16,6 +16,10 @@ Options:
   --queue                   also run the PPP queue of the service in this process
   --request-timeout-ms <ms> how long a frontend request may wait for its reply (default: 30000)
   --max-inflight <n>        frontend requests in flight; beyond that they are dropped (default: 1000)
+  --curve-key <file>        CURVE (ZeroMQ RFC 26) on both sockets with the key pair of this file, generated
+                            there (readable by its owner only) when it does not exist; peers need its public key
+  --curve-clients <file>    with --curve-key: admit only the client / worker public keys of this file (one Z85
+                            key per line); without it any peer that knows the gateway's public key is admitted
   -h, --help                show this help
 
 ${NATS_SECURITY_HELP}`;
@@ -32,6 +36,8 @@ export interface GatewayCli {
   queue: boolean;
   requestTimeoutMs: number;
   maxInflight: number;
+  curveKey: string | undefined;
+  curveClients: string | undefined;
 }
 
 export type Cli = CliResult<Omit<GatewayCli, 'kind'>>;
@@ -50,6 +56,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       queue: { type: 'boolean' },
       'request-timeout-ms': { type: 'string' },
       'max-inflight': { type: 'string' },
+      'curve-key': { type: 'string' },
+      'curve-clients': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -67,6 +75,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof requestTimeoutMs === 'string') return { kind: 'error', message: requestTimeoutMs };
   const maxInflight = integerOption('max-inflight', values['max-inflight'], 1000, 1, 1_000_000);
   if (typeof maxInflight === 'string') return { kind: 'error', message: maxInflight };
+  if (values['curve-clients'] !== undefined && values['curve-key'] === undefined) return { kind: 'error', message: '--curve-clients needs --curve-key' };
   for (const name of ['frontend', 'backend'] as const) {
     const v = values[name];
     if (v !== undefined && !/^(tcp|ipc|inproc):\/\/.+/.test(v)) return { kind: 'error', message: `--${name} must be a ZeroMQ endpoint such as tcp://*:5555, got "${v}"` };
@@ -83,5 +92,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     queue: values.queue ?? false,
     requestTimeoutMs,
     maxInflight,
+    curveKey: values['curve-key'],
+    curveClients: values['curve-clients'],
   };
 }
