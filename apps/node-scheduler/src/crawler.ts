@@ -197,7 +197,7 @@ export class Crawler {
       if (res.status < 200 || res.status >= 300) return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` });
       const { body, contentTypeHeader } = res;
       m.requestDone(f);
-      if (this.opts.archive && !res.skipped) this.opts.archive.record({ uri, date: new Date(), userAgent: this.getOptions.userAgent, requestHeaders: conditional, response: res });
+      if (this.opts.archive && !res.skipped) await this.opts.archive.record({ uri, date: new Date(), userAgent: this.getOptions.userAgent, requestHeaders: conditional, response: res });
       // the next round asks with these; taken back below if the page does not reach the index as read
       this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });
       if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length, contentType: contentTypeHeader }, 'page fetched');
