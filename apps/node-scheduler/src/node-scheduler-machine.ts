@@ -313,13 +313,14 @@ export class NodeSchedulerMachine {
     // put off: back in front; fed, with acknowledgements: done when feedDone says so
     if (outcome.kind === 'deferred') return this.store.queued(f.collection, f.site, f.entry, true);
     const fed = outcome.kind === 'page' && outcome.fate === 'fed';
-    if (!fed || !this.opts.feedAcks) this.store.done(f.collection, f.site, f.entry.uri.uri, fed);
+    if (!fed || !this.opts.feedAcks) this.store.done(f.collection, f.site, f.entry.uri.uri, fed, f.depth);
   }
 
   /** The feeding chain acknowledged a fed page (its final outcome, completed or failed): it is done. */
   feedDone(collection: string, uri: string): void {
     const where = siteOf(uri);
-    if (this.opts.feedAcks && where && this.collections.has(collection)) this.store.done(collection, where.site, uri, true);
+    const c = this.collections.get(collection);
+    if (this.opts.feedAcks && where && c) this.store.done(collection, where.site, uri, true, c.known.get(uri) ?? 0);
   }
 
   /** The feeding chain failed a document of the collection after it was fed (the feeding client's outcome). */

@@ -157,4 +157,19 @@ describe('node scheduler restarted on its store', () => {
     again = node(store);
     expect(again.restored).toMatchObject({ collections: 0, queued: 0, done: 0 });
   });
+
+  it('a crawl round after a restart fetches again the pages fetched before it (they are known), not the dropped ones', () => {
+    const store = new MemoryNodeStore();
+    const { n, inFlight } = firstLife(store);
+    n.m.fetched(inFlight, { kind: 'page', links: [], fate: 'unfed' });
+    n.recv({ command: 'CMD_UM_QUARANTINE_SITE', dspecName: 'web', data: { site: A, seconds: 1 } }); // /b and /c dropped
+    const again = node(store);
+    again.greet([
+      [A, 'n1'],
+      [B, 'n2'],
+    ]);
+    again.recv({ command: 'CMD_ADM_CONF_REFRESH', dspecName: 'web', refresh: { subcollection: null, mask: 0 } });
+    again.grant(A);
+    expect(again.crawl().sort()).toEqual([`http://${A}/`, `http://${A}/a`]);
+  });
 });

@@ -27,6 +27,7 @@ import type { NodeStore } from './store/node-store';
 import { NullNodeStore } from './store/null-node-store';
 import { robotsRulesOf, storedRobotsRules } from './store/stored-robots';
 import { SqliteNodeStore } from './store/sqlite-node-store';
+import { StoredPageValidators } from './store/stored-page-validators';
 import type { PageValidators } from './page-validators';
 import type { PageArchive } from './warc-writer';
 
@@ -113,7 +114,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     userAgent: opts.userAgent,
     concurrency: opts.concurrency,
     maxBodyBytes: opts.maxBodyBytes,
-    validators: opts.validators,
+    validators: opts.validators ?? (opts.dataDir ? new StoredPageValidators(store, stored.validators) : undefined),
     archive: opts.archive,
     log,
     checksum: (collection, uri, csum) => ownerOf(dup.link, collection, uri, csum, log),

@@ -85,7 +85,7 @@ export class CollectionTable {
 
   /** Entries leave a site's queue unfetched (quarantine, preemption, a limit): not queued after a restart either. */
   dropped(c: Collection, site: string, entries: FscmtQueueEntry[]): void {
-    for (const e of entries) this.deps.store.done(c.name, site, e.uri.uri, false);
+    for (const e of entries) this.deps.store.done(c.name, site, e.uri.uri, false, -1);
   }
 
   get(name: string): Collection | undefined {

@@ -64,6 +64,7 @@ export class NodeRestore {
       const c = collections.get(d.collection);
       if (!c) continue;
       c.seen.add(d.uri);
+      if (d.depth >= 0) c.known.set(d.uri, d.depth);
       if (d.fed) this.site(c, d.uri)?.fetched.add(d.uri);
       done++;
     }

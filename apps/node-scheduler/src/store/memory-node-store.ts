@@ -12,6 +12,8 @@ interface UriRecord {
   depth: number;
   entry: FscmtQueueEntry | undefined;
   fed: boolean;
+  etag?: string;
+  lastModified?: string;
 }
 
 interface CollectionRecords {
@@ -40,9 +42,10 @@ export class MemoryNodeStore implements NodeStore {
       for (const [uri, r] of c.uris) {
         if (r.state === URI_STATES.QUEUED || r.state === URI_STATES.IN_FLIGHT)
           state.queued.push({ collection: name, site: r.site, key: r.key, entry: r.entry as FscmtQueueEntry, inFlight: r.state === URI_STATES.IN_FLIGHT });
-        else if (r.state === URI_STATES.DONE) state.done.push({ collection: name, site: r.site, uri, fed: r.fed });
+        else if (r.state === URI_STATES.DONE) state.done.push({ collection: name, site: r.site, uri, fed: r.fed, depth: r.depth });
         else state.forwarded.push({ collection: name, site: r.site, uri, depth: r.depth, entry: r.state === URI_STATES.FORWARDED ? r.entry : undefined });
       }
+      for (const [uri, r] of c.uris) if (r.etag !== undefined || r.lastModified !== undefined) state.validators.push({ collection: name, uri, etag: r.etag, lastModified: r.lastModified });
       for (const [uri, csum] of c.owned) state.owned.push({ collection: name, uri, csum });
       for (const uris of c.duplicates.values()) for (const [uri, csum] of uris) state.duplicates.push({ collection: name, uri, csum });
       for (const origin of c.sitemaps) state.sitemaps.push({ collection: name, origin });
@@ -66,7 +69,8 @@ export class MemoryNodeStore implements NodeStore {
 
   queued(collection: string, site: string, entry: FscmtQueueEntry, front: boolean): void {
     const key = front ? --this.firstKey : ++this.lastKey;
-    this.of(collection).uris.set(entry.uri.uri, { site, state: URI_STATES.QUEUED, key, depth: 0, entry, fed: false });
+    const was = this.of(collection).uris.get(entry.uri.uri);
+    this.of(collection).uris.set(entry.uri.uri, { site, state: URI_STATES.QUEUED, key, depth: 0, entry, fed: false, etag: was?.etag, lastModified: was?.lastModified });
   }
 
   taken(collection: string, uri: string): void {
@@ -74,8 +78,16 @@ export class MemoryNodeStore implements NodeStore {
     if (r?.state === URI_STATES.QUEUED) r.state = URI_STATES.IN_FLIGHT;
   }
 
-  done(collection: string, site: string, uri: string, fed: boolean): void {
-    this.of(collection).uris.set(uri, { site, state: URI_STATES.DONE, key: 0, depth: 0, entry: undefined, fed });
+  done(collection: string, site: string, uri: string, fed: boolean, depth: number): void {
+    const was = this.of(collection).uris.get(uri);
+    this.of(collection).uris.set(uri, { site, state: URI_STATES.DONE, key: 0, depth, entry: undefined, fed, etag: was?.etag, lastModified: was?.lastModified });
+  }
+
+  putValidators(v: { collection: string; uri: string; etag: string | undefined; lastModified: string | undefined }): void {
+    const r = this.collections.get(v.collection)?.uris.get(v.uri);
+    if (!r) return;
+    r.etag = v.etag;
+    r.lastModified = v.lastModified;
   }
 
   unfed(collection: string, uris: string[]): void {

@@ -11,8 +11,8 @@
  *   machine.restore(store.load());         // after connect, before start
  *   store.whenDurable(() => endpoint.send(to, dict, priority)); // nothing leaves before what led to it is written
  *
- * The record per URI is the place for what a later crawl of the URI needs of the previous one (an ETag, a
- * Last-Modified date): columns of the same row.
+ * The record per URI also carries what a later crawl of the URI needs of the previous one: its ETag and
+ * Last-Modified date (page-validators.ts), and its depth (a crawl round fetches the known pages again).
  */
 import type { FscmtQueueEntry, FswcuDict } from '@esp/codecs';
 
@@ -58,6 +58,16 @@ export interface StoredDone {
   uri: string;
   /** fed to the index (what delete site / URIs removes) */
   fed: boolean;
+  /** its crawl depth when it was fetched; -1: dropped from its queue unfetched */
+  depth: number;
+}
+
+/** ETag / Last-Modified of a page fetched, for a conditional GET on the next crawl round. */
+export interface StoredValidators {
+  collection: string;
+  uri: string;
+  etag: string | undefined;
+  lastModified: string | undefined;
 }
 
 export interface StoredForwarded {
@@ -101,6 +111,7 @@ export interface StoredNodeState {
   duplicates: StoredPageChecksum[];
   robots: StoredRobots[];
   sitemaps: Array<{ collection: string; origin: string }>;
+  validators: StoredValidators[];
 }
 
 export interface NodeStore {
@@ -113,8 +124,10 @@ export interface NodeStore {
   queued(collection: string, site: string, entry: FscmtQueueEntry, front: boolean): void;
   /** The crawler took the queued URI. */
   taken(collection: string, uri: string): void;
-  /** The URI was fetched and its outcome handled, or dropped from the queue unfetched. */
-  done(collection: string, site: string, uri: string, fed: boolean): void;
+  /** The URI was fetched at `depth` and its outcome handled, or dropped from the queue unfetched (depth -1). */
+  done(collection: string, site: string, uri: string, fed: boolean, depth: number): void;
+  /** The validators of a URI being fetched (both undefined: it has none). */
+  putValidators(v: StoredValidators): void;
   /** The fed pages were deleted from the index. */
   unfed(collection: string, uris: string[]): void;
   forwarded(collection: string, site: string, entry: FscmtQueueEntry, depth: number): void;
@@ -133,5 +146,5 @@ export interface NodeStore {
 }
 
 export function emptyNodeState(): StoredNodeState {
-  return { collections: [], routes: [], queued: [], done: [], forwarded: [], owned: [], duplicates: [], robots: [], sitemaps: [] };
+  return { collections: [], routes: [], queued: [], done: [], forwarded: [], owned: [], duplicates: [], robots: [], sitemaps: [], validators: [] };
 }

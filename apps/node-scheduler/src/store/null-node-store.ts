@@ -30,6 +30,10 @@ export class NullNodeStore implements NodeStore {
     // nothing kept
   }
 
+  putValidators(): void {
+    // nothing kept
+  }
+
   unfed(): void {
     // nothing kept
   }

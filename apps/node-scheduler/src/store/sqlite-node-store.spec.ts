@@ -31,8 +31,10 @@ describe('SqliteNodeStore', () => {
     a.queued('web', 'h:1', entryFor('http://h:1/b', 'http://h:1/', 1, []), false);
     a.queued('web', 'h:1', entryFor('http://h:1/a', 'http://h:1/', 1, []), true);
     a.queued('web', 'h:1', entryFor('http://h:1/c', '', 2, []), false);
-    a.done('web', 'h:1', 'http://h:1/', true);
-    a.done('web', 'h:1', 'http://h:1/c', false);
+    a.done('web', 'h:1', 'http://h:1/', true, 0);
+    a.putValidators({ collection: 'web', uri: 'http://h:1/', etag: '"v1"', lastModified: undefined });
+    a.done('web', 'h:1', 'http://h:1/', true, 0);
+    a.done('web', 'h:1', 'http://h:1/c', false, -1);
     a.taken('web', 'http://h:1/b');
     a.forwarded('web', 'h:2', entryFor('http://h:2/x', 'http://h:1/', 1, []), 1);
     a.forwarded('web', 'h:2', entryFor('http://h:2/y', 'http://h:1/', 1, []), 1);
@@ -60,9 +62,11 @@ describe('SqliteNodeStore', () => {
     expect(b.queued[1]!.entry.referrer.uri).toBe('http://h:1/');
     expect(b.queued.map((q) => q.inFlight)).toEqual([false, true, false]);
     expect(b.done.sort((x, y) => x.uri.localeCompare(y.uri))).toEqual([
-      { collection: 'web', site: 'h:1', uri: 'http://h:1/', fed: true },
-      { collection: 'web', site: 'h:1', uri: 'http://h:1/c', fed: false },
+      { collection: 'web', site: 'h:1', uri: 'http://h:1/', fed: true, depth: 0 },
+      { collection: 'web', site: 'h:1', uri: 'http://h:1/c', fed: false, depth: -1 },
     ]);
+    // the validators of a page outlive its record's changes (queued, done)
+    expect(b.validators).toEqual([{ collection: 'web', uri: 'http://h:1/', etag: '"v1"', lastModified: undefined }]);
     const fwd = b.forwarded.sort((x, y) => x.uri.localeCompare(y.uri));
     expect(fwd.map((f) => [f.uri, f.depth, f.entry?.uri.uri])).toEqual([
       ['http://h:2/x', 1, 'http://h:2/x'],
@@ -93,7 +97,7 @@ describe('SqliteNodeStore', () => {
     a.whenDurable(() => (again = true));
     expect(again).toBe(true);
     // what nobody waits for is committed within LAZY_COMMIT_MS
-    a.done('web', 'h:1', 'http://h:1/', false);
+    a.done('web', 'h:1', 'http://h:1/', false, 0);
     await turn();
     expect(new SqliteNodeStore(dir, 'n1').load().done).toEqual([]);
     await new Promise((r) => setTimeout(r, LAZY_COMMIT_MS + 10));

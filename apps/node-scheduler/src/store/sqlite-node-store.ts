@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildFscmtNodeSchedulerMessage, decodeFswcu, encodeFswcu, FswcuDict, readFscmtNodeSchedulerMessage, type FscmtQueueEntry } from '@esp/codecs';
 import { depthOf, entryFor, madeByEntryFor } from '../machine/queue-entries';
-import { URI_STATES, type NodeStore, type StoredNodeCollection, type StoredNodeState, type StoredPageChecksum, type StoredRobots, type StoredRobotsRules, type StoredRoute } from './node-store';
+import { URI_STATES, type NodeStore, type StoredNodeCollection, type StoredNodeState, type StoredPageChecksum, type StoredRobots, type StoredRobotsRules, type StoredRoute, type StoredValidators } from './node-store';
 
 /** What no one waits for is committed this long after it was written, at most. */
 export const LAZY_COMMIT_MS = 20;
@@ -61,7 +61,7 @@ export class SqliteNodeStore implements NodeStore {
       CREATE TABLE IF NOT EXISTS uris (
         collection TEXT NOT NULL, uri TEXT NOT NULL, site TEXT NOT NULL, state INTEGER NOT NULL,
         qkey INTEGER NOT NULL DEFAULT 0, depth INTEGER NOT NULL DEFAULT 0, entry BLOB, fed INTEGER NOT NULL DEFAULT 0,
-        referrer TEXT, flags INTEGER, redirects TEXT,
+        referrer TEXT, flags INTEGER, redirects TEXT, etag TEXT, last_modified TEXT,
         PRIMARY KEY (collection, uri)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS owned (collection TEXT NOT NULL, uri TEXT NOT NULL, csum BLOB NOT NULL, PRIMARY KEY (collection, uri)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS duplicates (collection TEXT NOT NULL, csum BLOB NOT NULL, uri TEXT NOT NULL, PRIMARY KEY (collection, csum, uri)) WITHOUT ROWID;
@@ -92,11 +92,11 @@ export class SqliteNodeStore implements NodeStore {
       flags: number | null;
       redirects: string | null;
     }>;
-    const state: StoredNodeState = { collections, routes, queued: [], done: [], forwarded: [], owned: [], duplicates: [], robots: [], sitemaps: [] };
+    const state: StoredNodeState = { collections, routes, queued: [], done: [], forwarded: [], owned: [], duplicates: [], robots: [], sitemaps: [], validators: [] };
     for (const r of uris) {
       if (r.state === URI_STATES.QUEUED || r.state === URI_STATES.IN_FLIGHT)
         state.queued.push({ collection: r.collection, site: r.site, key: r.qkey, entry: storedEntry(r), inFlight: r.state === URI_STATES.IN_FLIGHT });
-      else if (r.state === URI_STATES.DONE) state.done.push({ collection: r.collection, site: r.site, uri: r.uri, fed: r.fed !== 0 });
+      else if (r.state === URI_STATES.DONE) state.done.push({ collection: r.collection, site: r.site, uri: r.uri, fed: r.fed !== 0, depth: r.depth });
       else
         state.forwarded.push({ collection: r.collection, site: r.site, uri: r.uri, depth: r.depth, entry: r.state === URI_STATES.FORWARDED ? storedEntry(r) : undefined });
     }
@@ -110,6 +110,14 @@ export class SqliteNodeStore implements NodeStore {
       expiresAt: r.expires_at,
     }));
     state.sitemaps = this.db.prepare('SELECT collection, origin FROM sitemaps').all() as StoredNodeState['sitemaps'];
+    state.validators = (
+      this.db.prepare('SELECT collection, uri, etag, last_modified FROM uris WHERE etag IS NOT NULL OR last_modified IS NOT NULL').all() as Array<{
+        collection: string;
+        uri: string;
+        etag: string | null;
+        last_modified: string | null;
+      }>
+    ).map((r) => ({ collection: r.collection, uri: r.uri, etag: r.etag ?? undefined, lastModified: r.last_modified ?? undefined }));
     return state;
   }
 
@@ -136,8 +144,12 @@ export class SqliteNodeStore implements NodeStore {
     this.write(() => this.stmts.taken.run(collection, uri));
   }
 
-  done(collection: string, site: string, uri: string, fed: boolean): void {
-    this.write(() => this.stmts.putUri.run(collection, uri, site, URI_STATES.DONE, 0, 0, null, fed ? 1 : 0, null, null, null));
+  done(collection: string, site: string, uri: string, fed: boolean, depth: number): void {
+    this.write(() => this.stmts.putUri.run(collection, uri, site, URI_STATES.DONE, 0, depth, null, fed ? 1 : 0, null, null, null));
+  }
+
+  putValidators(v: StoredValidators): void {
+    this.write(() => this.stmts.validators.run(v.etag ?? null, v.lastModified ?? null, v.collection, v.uri));
   }
 
   unfed(collection: string, uris: string[]): void {
@@ -245,6 +257,7 @@ function prepare(db: Database.Database) {
          entry = excluded.entry, fed = excluded.fed, referrer = excluded.referrer, flags = excluded.flags, redirects = excluded.redirects`,
     ),
     taken: db.prepare(`UPDATE uris SET state = ${URI_STATES.IN_FLIGHT} WHERE collection = ? AND uri = ? AND state = ${URI_STATES.QUEUED}`),
+    validators: db.prepare('UPDATE uris SET etag = ?, last_modified = ? WHERE collection = ? AND uri = ?'),
     unfed: db.prepare('UPDATE uris SET fed = 0 WHERE collection = ? AND uri = ?'),
     routed: db.prepare(`UPDATE uris SET state = ${URI_STATES.ROUTED}, entry = NULL, referrer = NULL, redirects = NULL WHERE collection = ? AND uri = ? AND state = ${URI_STATES.FORWARDED}`),
     own: db.prepare('INSERT OR REPLACE INTO owned (collection, uri, csum) VALUES (?, ?, ?)'),
