@@ -190,8 +190,9 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       machine.stop();
       await feeders.close();
       await dup.link.stop();
-      await endpoint.stop();
+      // what is written goes to disk, and what waited for it leaves, before the endpoint stops
       store.close();
+      await endpoint.stop();
     },
   };
 }

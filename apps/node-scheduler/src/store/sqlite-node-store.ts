@@ -219,6 +219,8 @@ export class SqliteNodeStore implements NodeStore {
   }
 
   private write(fn: () => void): void {
+    // closed: the node is stopping, and a fetch finishing meanwhile is in flight for the next start
+    if (!this.db.open) return;
     if (!this.open) {
       this.db.exec('BEGIN IMMEDIATE');
       this.open = true;
