@@ -49,12 +49,14 @@ export interface NodeSchedulerEvents {
   onConfig?: (collection: string, dspec: FswcuDict) => void;
   /** A collection is being removed: PPDUP_CONF_REMOVE first, then the local state, then PPDUP_CONF_REMOVE2. */
   onRemove?: (collection: string, uris: string[]) => Promise<void> | void;
-  /** Delete these URIs from the index (delete site / URIs). */
-  onDelete?: (collection: string, uris: string[]) => void;
+  /** Delete these URIs from the index (delete site / URIs; `site` when the whole site is deleted). */
+  onDelete?: (collection: string, uris: string[], site?: string) => void;
   onReprocess?: (collection: string, uris: string[]) => void;
   onFeedingSuspend?: (collection: string, suspended: boolean) => void;
   /** Work may be available (the crawler wakes up). */
   onWork?: () => void;
+  /** Documents of the collection in the feeding chain without their final outcome (counted in the progress). */
+  feedsInFlight?: (collection: string) => number;
 }
 
 export interface NodeSchedulerMachineOptions {
@@ -114,7 +116,7 @@ export class NodeSchedulerMachine {
       clock,
       collections,
       permissions,
-      onDelete: (collection, uris) => this.events.onDelete?.(collection, uris),
+      onDelete: (collection, uris, site) => this.events.onDelete?.(collection, uris, site),
       onReprocess: (collection, uris) => this.events.onReprocess?.(collection, uris),
     });
   }
@@ -289,7 +291,7 @@ export class NodeSchedulerMachine {
   private statistics(): void {
     for (const c of this.collections.values()) {
       const stats = takeStatsDelta(c);
-      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c)]);
+      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c, this.events.feedsInFlight?.(c.name) ?? 0)]);
       this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
     }
   }

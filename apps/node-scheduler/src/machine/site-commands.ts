@@ -17,8 +17,8 @@ export interface SiteCommandsDeps {
   clock: Clock;
   collections: CollectionTable;
   permissions: SitePermissions;
-  /** Delete these URIs from the index. */
-  onDelete: (collection: string, uris: string[]) => void;
+  /** Delete these URIs from the index (`site`: they are the whole site, deleted). */
+  onDelete: (collection: string, uris: string[], site?: string) => void;
   onReprocess: (collection: string, uris: string[]) => void;
 }
 
@@ -51,7 +51,7 @@ export class SiteCommands {
         const uris = [...s.fetched];
         s.queue.length = 0;
         s.fetched.clear();
-        return this.deps.onDelete(c.name, uris);
+        return this.deps.onDelete(c.name, uris, s.site);
       }
       case 'CMD_UM_DELETE_URIS': {
         const c = this.deps.collections.get(msg.dspecName);
