@@ -25,7 +25,7 @@ function tool(entry: string, args: string[], home: string): Promise<{ code: numb
 }
 const crawl = (args: string[], home: string) => tool('tools/crawl-cli/src/main.ts', args, home);
 
-describe('npm start, then npm run crawl: one command crawls a site into a new collection of the feeding chain', () => {
+describe('npm start (two node schedulers), then npm run crawl: one command crawls sites into a new collection of the feeding chain', () => {
   let ns: NatsServer;
   let sites: LocalWebSites;
   let home: string;
@@ -35,9 +35,10 @@ describe('npm start, then npm run crawl: one command crawls a site into a new co
 
   beforeAll(async () => {
     ns = await NatsServer.start();
+    // one site: both node schedulers would crawl 127.0.0.1, and the spec's per-IP permission lets one node at a time
     sites = await LocalWebSites.start({ hosts: 1, pagesPerHost: 30 });
     home = mkdtempSync(join(tmpdir(), 'esp-crawl-cli-'));
-    launcher = spawn(process.execPath, ['--import', 'tsx', 'tools/launcher/src/main.ts', '--home', home], {
+    launcher = spawn(process.execPath, ['--import', 'tsx', 'tools/launcher/src/main.ts', '--home', home, '--crawl-nodes', '2'], {
       cwd: ROOT,
       env: { ...process.env, NATS_URL: ns.url, VITEST: '' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -65,7 +66,7 @@ describe('npm start, then npm run crawl: one command crawls a site into a new co
   it('crawl --collection x <url> exits 0 when done with a summary of every allowed page; the pages are searchable', async () => {
     const r = await crawl(['--collection', 'x', '--delay', '0.02', '--json', ...sites.startUris], home);
     expect(r.code, r.stderr).toBe(0);
-    const summary = JSON.parse(r.stdout) as { done: boolean; fetched: number; failed: number; stats: Record<string, number>; sites: { site: string; fetched: number }[] };
+    const summary = JSON.parse(r.stdout) as { done: boolean; fetched: number; failed: number; stats: Record<string, number>; sites: { site: string; node: string; fetched: number }[] };
     expect(summary.done).toBe(true);
     // every allowed page fetched once: 2xx answers are `fetched`, the redirect sources `redirects`
     expect(summary.fetched + (summary.stats['redirects'] ?? 0)).toBe(sites.expectedFetches.size);
@@ -73,6 +74,9 @@ describe('npm start, then npm run crawl: one command crawls a site into a new co
     expect(sites.totalHits).toBe(sites.expectedFetches.size);
     expect(summary.failed).toBe(0);
     expect(summary.sites.reduce((n, s) => n + s.fetched, 0)).toBe(summary.fetched);
+    // one node crawled the site, and done waited for the other's idle reports too
+    expect(summary.sites).toHaveLength(1);
+    expect(['node1', 'node2']).toContain(summary.sites[0]?.node);
     // progress went to stderr
     expect(r.stderr).toMatch(/crawl x: fetched \d+/);
     // done means indexed: every page fed has completed in the feeding chain
@@ -99,13 +103,13 @@ describe('npm start, then npm run crawl: one command crawls a site into a new co
     expect(status.stdout).toMatch(/crawl of x: done/);
   }, 180_000);
 
-  it('delete-site: the node removes what the site fed from the index', async () => {
+  it('delete-site: the node crawling the site removes what the site fed from the index', async () => {
     const site = new URL(sites.startUris[0] as string).host;
     const { proxy: search } = await mw.names.resolveProxy(searchInterface, INDEX_SEARCH_NAME);
     expect(await search.count('x')).toBeGreaterThan(0);
     const r = await crawl(['delete-site', site, '--collection', 'x'], home);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`delete-site x: CMD_UM_DELETE_SITE sent to 1 node\n`);
+    expect(r.stdout).toBe(`delete-site x: CMD_UM_DELETE_SITE sent to 2 nodes\n`);
     await waitFor(async () => (await search.count('x')) === 0, { timeoutMs: 30_000, what: 'the site removed from the index' });
     // the site's copies of deleted pages are deleted with it: the duplicate server's promotion recrawls none of them
     await new Promise((r) => setTimeout(r, 1500));
@@ -120,7 +124,7 @@ describe('npm start, then npm run crawl: one command crawls a site into a new co
       expect(set.code, set.stderr).toBe(0);
       expect(set.stdout).toMatch(/^crawl of y created/);
       await waitFor(() => slow.totalHits >= 3, { timeoutMs: 30_000, what: 'the crawl of y under way' });
-      expect((await crawl(['suspend', '--collection', 'y'], home)).stdout).toBe('suspend y: CMD_ADM_CONF_SUSPEND sent to 1 node\n');
+      expect((await crawl(['suspend', '--collection', 'y'], home)).stdout).toBe('suspend y: CMD_ADM_CONF_SUSPEND sent to 2 nodes\n');
       await new Promise((r) => setTimeout(r, 700)); // a request in flight may still end
       const atSuspend = slow.totalHits;
       await new Promise((r) => setTimeout(r, 1500));
