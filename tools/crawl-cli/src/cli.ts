@@ -32,7 +32,7 @@ Crawl options:
 Commands (each with --collection):
   status                    the crawl's state, counters, nodes and sites (--collection optional: all)
   suspend | resume          stop fetching / go on (CMD_ADM_CONF_SUSPEND / CMD_ADM_CONF_RESUME)
-  refresh                   crawl the start URLs again (CMD_ADM_CONF_REFRESH)
+  refresh                   a crawl round: every known page asked for again if changed (CMD_ADM_CONF_REFRESH)
   delete-site <site>        remove what the site fed from the index (CMD_UM_DELETE_SITE)
   delete-uris <uri>...      remove these documents from the index (CMD_UM_DELETE_URIS)
   quarantine <site>         stop crawling the site for --seconds (default 3600), its queue dropped unless

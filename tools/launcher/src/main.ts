@@ -14,6 +14,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
+import { ensureAdminSecretFile } from './admin-secret-file';
 import { ensureNats } from './nats-endpoint';
 import { mergeCollections, readCollectionsFile, withCrawlNodes } from './crawl-roles';
 import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
@@ -50,6 +52,9 @@ Options:
 
 Environment:
   NATS_URL         use this NATS server instead of 127.0.0.1:4222 or a local one
+
+The admin secret that state-changing XML-RPC methods (StopProcess, RegisterModule, Shutdown...) need is
+generated into <home>/admin-secret; outside clients send it as HTTP Basic password (http://esp:<secret>@host:port/RPC2).
 `;
 
 const { values } = (() => {
@@ -74,6 +79,12 @@ if (!Number.isInteger(crawlNodes) || crawlNodes < 0 || crawlNodes > 64) {
 const home = resolve(values.home ?? process.env['ESP_HOME'] ?? '.esp');
 mkdirSync(home, { recursive: true });
 const say = (line: string) => process.stderr.write(`[launcher] ${line}\n`);
+
+// every process started from here (and the node controller's processes, which inherit the environment) checks and
+// sends the same admin secret
+const secret = ensureAdminSecretFile(home);
+process.env[ADMIN_SECRET_ENV] = secret.file;
+if (secret.created) say(`admin secret generated in ${secret.file}`);
 
 let nats;
 try {

@@ -1,9 +1,9 @@
 /**
  * The multinode scheduler's commands on a whole collection: add / update its configuration (start URIs requeued
  * on a newer one), remove it (its sites released, the index told, then CMD_UM_DELETE_OK), suspend / resume it,
- * suspend its feeding.
+ * suspend its feeding, refresh it (a new crawl round: recrawl.ts).
  */
-import { FSCMT_CONF_STATES, FSCMT_REFRESH_BITS, type FscmtNodeSchedulerMessage } from '@esp/codecs';
+import { FSCMT_CONF_STATES, type FscmtNodeSchedulerMessage } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import type { CollectionTable } from './collection-table';
 import type { CrawlQueue } from './crawl-queue';
@@ -37,6 +37,8 @@ export interface CollectionCommandsDeps {
   onFeedingSuspend: (collection: string, suspended: boolean) => void;
   /** A collection is being removed: what it fed leaves the index before the state goes. */
   onRemove: (collection: string, uris: string[]) => Promise<void> | void;
+  /** CMD_ADM_CONF_REFRESH for a collection held here (recrawl.ts). */
+  refresh: (collection: string, mask: number, subcollection: string | null) => void;
   log?: Logger;
 }
 
@@ -79,11 +81,9 @@ export class CollectionCommands {
         return this.deps.onFeedingSuspend(msg.dspecName, msg.data.suspend);
       }
       case 'CMD_ADM_CONF_REFRESH':
-        // REQUEUE_START_URIS: the start URIs are crawled again (as on an update); the other bits (a refresh of the
-        // whole collection from a crawl store) have no store to work from here
-        if (msg.refresh.mask & FSCMT_REFRESH_BITS.REQUEUE_START_URIS) queue.requeueStartUris(msg.dspecName);
-        this.deps.log?.info({ collection: msg.dspecName, mask: msg.refresh.mask }, 'refresh requested');
-        return this.deps.work();
+        // 3.1.5.9: a new crawl refresh cycle
+        this.deps.log?.info({ collection: msg.dspecName, mask: msg.refresh.mask, subcollection: msg.refresh.subcollection }, 'refresh requested');
+        return this.deps.refresh(msg.dspecName, msg.refresh.mask, msg.refresh.subcollection);
     }
   }
 

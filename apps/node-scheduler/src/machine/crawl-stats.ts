@@ -5,6 +5,9 @@
  * `noindex` (the page says noindex: meta robots or X-Robots-Tag).
  * `excluded` counts URIs never fetched (robots.txt, include / exclude rules). `feed_failed` counts documents the
  * feeding chain took and then failed (a processing error, document_too_large...): the feeding client's outcomes.
+ * On a recrawl, `unchanged` counts the pages a conditional GET found not modified (304: not `fetched`), and
+ * `removed` the pages taken out of the index because they are gone (404, 410), redirect, or are no longer
+ * indexable, allowed or owned.
  */
 import { FswcuDict } from '@esp/codecs';
 import type { Collection } from './collection-table';
@@ -21,9 +24,11 @@ export interface CrawlStats {
   errors: number;
   redirects: number;
   feed_failed: number;
+  unchanged: number;
+  removed: number;
 }
 
-export const noStats = (): CrawlStats => ({ fetched: 0, fed: 0, duplicates: 0, unfed: 0, excluded_type: 0, excluded_size: 0, noindex: 0, excluded: 0, errors: 0, redirects: 0, feed_failed: 0 });
+export const noStats = (): CrawlStats => ({ fetched: 0, fed: 0, duplicates: 0, unfed: 0, excluded_type: 0, excluded_size: 0, noindex: 0, excluded: 0, errors: 0, redirects: 0, feed_failed: 0, unchanged: 0, removed: 0 });
 
 /** 3.1.6: a CMD_UM_STAT carries the counters' change since the previous one, not the totals; `sent` moves on. */
 export function takeStatsDelta(counts: { stats: CrawlStats; statsSent: CrawlStats }): FswcuDict {
