@@ -27,6 +27,8 @@ export class CollectionFeeders {
   private readonly suspended = new Set<string>();
   /** "<collection> <id>" of removes sent and not finished: their outcomes are not those of fed pages */
   private readonly removes = new Set<string>();
+  /** Per collection, documents handed to the feeding client without their final outcome yet. */
+  private readonly unfinished = new Map<string, number>();
   private readonly flusher: NodeJS.Timeout;
 
   constructor(private readonly opts: CollectionFeedersOptions) {
@@ -51,8 +53,23 @@ export class CollectionFeeders {
     const client = await this.client(collection);
     for (const d of docs) {
       if (d.remove) this.removes.add(`${collection} ${d.id}`);
-      await client.feed(d);
+      this.count(collection, 1);
+      try {
+        await client.feed(d);
+      } catch (err) {
+        this.count(collection, -1);
+        throw err;
+      }
     }
+  }
+
+  /** Documents of the collection fed and not yet completed or failed (a crawl is not done before they are). */
+  inFlight(collection: string): number {
+    return this.unfinished.get(collection) ?? 0;
+  }
+
+  private count(collection: string, n: number): void {
+    this.unfinished.set(collection, Math.max(0, (this.unfinished.get(collection) ?? 0) + n));
   }
 
   /** Flushes and closes every session. */
@@ -74,6 +91,7 @@ export class CollectionFeeders {
       collection,
       log,
       onOutcome: (id, outcome) => {
+        this.count(collection, -1);
         if (!this.removes.delete(`${collection} ${id}`)) this.opts.onOutcome?.(collection, id);
         if (outcome.kind !== 'failed') return;
         this.opts.onFailed(collection);

@@ -12,6 +12,13 @@ import type { NodeStore, StoredPageChecksum } from './store/node-store';
 import { NullNodeStore } from './store/null-node-store';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+const siteOfUri = (uri: string): string | undefined => {
+  try {
+    return new URL(uri).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+};
 
 export class PageOwnership {
   /** collection -> URI -> checksum of the pages this node owns. */
@@ -73,6 +80,13 @@ export class PageOwnership {
     byCsum?.delete(hex(csum));
     if (uris) this.store.duplicatesTaken(collection, csum);
     return uris ? [...uris] : [];
+  }
+
+  /** The site is deleted: its pages that another URI owns go with it (a promotion must not recrawl them). */
+  forgetDuplicatesOn(collection: string, site: string): void {
+    for (const uris of this.duplicates.get(collection)?.values() ?? []) {
+      for (const u of uris) if (siteOfUri(u) === site) uris.delete(u);
+    }
   }
 
   /** The collection is removed. */

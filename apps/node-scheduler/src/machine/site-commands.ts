@@ -18,8 +18,8 @@ export interface SiteCommandsDeps {
   clock: Clock;
   collections: CollectionTable;
   permissions: SitePermissions;
-  /** Delete these URIs from the index. */
-  onDelete: (collection: string, uris: string[]) => void;
+  /** Delete these URIs from the index (`site`: they are the whole site, deleted). */
+  onDelete: (collection: string, uris: string[], site?: string) => void;
   onReprocess: (collection: string, uris: string[]) => void;
 }
 
@@ -54,7 +54,7 @@ export class SiteCommands {
         s.fetched.clear();
         // what was deleted is not fetched again by the next crawl round
         for (const uri of c.known.keys()) if (siteOf(uri)?.site === s.site) c.known.delete(uri);
-        return this.deps.onDelete(c.name, uris);
+        return this.deps.onDelete(c.name, uris, s.site);
       }
       case 'CMD_UM_DELETE_URIS': {
         const c = this.deps.collections.get(msg.dspecName);
