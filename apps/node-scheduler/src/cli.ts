@@ -35,9 +35,10 @@ Options:
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --stats-ms <ms>         CMD_UM_STAT interval (default: 60000)
   --data <dir>            keep the crawl state in <dir>/node-<id>.sqlite (queues, seen URIs, forwarded links, owned
-                          and duplicate pages, robots.txt rules, sitemaps read), written before it is acted on, so
-                          that a restart with the same id and directory resumes the crawl, after kill -9 too
-                          (default: none, the state lives in memory and a restarted node starts empty)
+                          and duplicate pages, ETag / Last-Modified, robots.txt rules, sitemaps read), written before
+                          it is acted on, so that a restart with the same id and directory resumes the crawl, after
+                          kill -9 too: only the pages in flight are fetched again (default: none, the state lives in
+                          memory and a restarted node starts empty)
   -h, --help              show this help
 `;
 
