@@ -58,6 +58,8 @@ export interface CrawlerOptions {
   robotsRetryMs?: number;
 }
 
+const afterPoll = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class Crawler {
   private running = 0;
   private scheduled = false;
@@ -164,6 +166,10 @@ export class Crawler {
       if (res.status < 200 || res.status >= 300) return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` });
       const { body, contentTypeHeader } = res;
       m.requestDone(f);
+      // the page's processing waits for the check phase of this event-loop turn: the other responses that arrived in
+      // the same poll phase are read first, and a request due to another site leaves first (undici writes a request
+      // to a kept-alive connection in the check phase, from an immediate queued before this one)
+      await afterPoll();
       if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length, contentType: contentTypeHeader }, 'page fetched');
       const type = res.skipped ? { indexable: false as const, reason: `served as ${res.contentType}: body not read` } : await indexableType(contentTypeHeader, body);
       if (!type.indexable) {
