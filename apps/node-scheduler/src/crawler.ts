@@ -64,6 +64,8 @@ export class Crawler {
   private running = 0;
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
+  /** when the timer fires (performance.now()) */
+  private timerAt = 0;
   private stopped = false;
   private readonly robots: RobotsCache;
   /** "<collection> <origin>" whose sitemaps were read (once a process) */
@@ -109,11 +111,11 @@ export class Crawler {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  private pumpNow(): void {
+  private readonly pumpNow = (): void => {
     this.timer = undefined;
     // a wake() already queued still runs its pump, which then finds nothing new: harmless
     this.pump();
-  }
+  };
 
   private pump(): void {
     this.scheduled = false;
@@ -129,10 +131,16 @@ export class Crawler {
       });
     }
     const wait = this.opts.machine.nextWakeMs();
+    if (wait === undefined) return;
+    // a pump per page and more: the timer is re-armed only when something is due before it fires (one that fires
+    // early finds nothing new and arms the next)
+    const at = performance.now() + Math.max(1, wait);
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     // the timer pumps at once: through wake()'s setImmediate a poll phase would come first, and the other sites'
     // pages it delivers (parsing, link extraction: about a millisecond each) would delay this site's request
-    this.timer = wait === undefined ? undefined : setTimeout(() => this.pumpNow(), Math.max(1, wait));
+    this.timer = setTimeout(this.pumpNow, Math.max(1, wait));
   }
 
   private async crawl(f: Fetch): Promise<void> {
