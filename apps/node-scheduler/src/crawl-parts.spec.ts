@@ -47,8 +47,6 @@ describe('link extraction', () => {
     expect(r.links.sort()).toEqual(['http://h/dir/f.html', 'http://h/dir/x.html', 'http://h/moved']);
     expect(r.title).toBe('A page');
     expect(r.refresh).toBe('http://h/moved');
-    expect(r.text).toContain('Text & more');
-    expect(r.text).not.toContain('var a');
     expect(extractLinks(html, 'http://h/page', K.a | K.img).links.sort()).toEqual(['http://h/dir/i.png', 'http://h/dir/x.html']);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Links of an HTML page with a real HTML parser (htmlparser2), per the link_extraction table of MS-FSCMT 2.2.2.3.3:
  * only the tags whose bits are set are followed. Relative links are resolved against the page (and its <base>),
- * fragments dropped, only http(s) kept. The title and the text are taken on the way, for feeding.
+ * fragments dropped, only http(s) kept; a link written the same way twice is resolved once. The title is taken on
+ * the way (the page's text is the pipeline's to extract, from the fed body).
  *
  * Robots directives of the page: <meta name="robots"> (or named after our product token) with nofollow drops every
  * link but a meta refresh target (the page's way of moving, as a redirect); a link with rel="nofollow" is dropped;
  * noindex is reported for the crawler to act on.
  *
- *   const { links, title, text, robots } = extractLinks(html, 'http://127.0.0.1:8080/a/', DEFAULT_LINK_TAGS, { agent: 'esp-crawler' });
+ *   const { links, title, robots } = extractLinks(html, 'http://127.0.0.1:8080/a/', DEFAULT_LINK_TAGS, { agent: 'esp-crawler' });
  */
 import { FSCMT_LINK_EXTRACTION_KEYS as K } from '@esp/codecs';
 import { Parser } from 'htmlparser2';
@@ -29,7 +30,6 @@ const ATTRS: Array<[string, string, number]> = [
 export interface ExtractedPage {
   links: string[];
   title: string;
-  text: string;
   /** A meta refresh target, when the page has one and meta_refresh links are followed. */
   refresh: string | undefined;
   /** <meta name="robots"> directives (nofollow is applied to `links` already) */
@@ -50,8 +50,6 @@ export function extractLinks(html: string, pageUri: string, tags: number, opts: 
   const raw: string[] = [];
   let title = '';
   let inTitle = false;
-  let skip = 0;
-  const text: string[] = [];
   let refresh: string | undefined;
   let robots = NO_DIRECTIVES;
   const parser = new Parser(
@@ -59,7 +57,6 @@ export function extractLinks(html: string, pageUri: string, tags: number, opts: 
       onopentag(name, attrs) {
         if (name === 'base' && attrs['href']) base = resolve(attrs['href'], pageUri) ?? base;
         if (name === 'title') inTitle = true;
-        if (name === 'script' || name === 'style') skip++;
         for (const [tag, attr, bit] of ATTRS) {
           if (name !== tag || !(tags & bit) || !attrs[attr]) continue;
           if (FOLLOW_REL.has(name) && attrs['rel'] !== undefined && /(^|\s)nofollow(\s|$)/i.test(attrs['rel'])) continue;
@@ -79,11 +76,9 @@ export function extractLinks(html: string, pageUri: string, tags: number, opts: 
       },
       ontext(t) {
         if (inTitle) title += t;
-        else if (skip === 0) text.push(t);
       },
       onclosetag(name) {
         if (name === 'title') inTitle = false;
-        if (name === 'script' || name === 'style') skip = Math.max(0, skip - 1);
       },
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
@@ -95,7 +90,8 @@ export function extractLinks(html: string, pageUri: string, tags: number, opts: 
   if (robots.nofollow) {
     if (refreshUri !== undefined) links.add(refreshUri);
   } else {
-    for (const r of raw) {
+    // menus and repeated links: each spelling is resolved once
+    for (const r of new Set(raw)) {
       const u = resolve(r, base, opts.normalize);
       if (u) links.add(u);
     }
@@ -103,7 +99,6 @@ export function extractLinks(html: string, pageUri: string, tags: number, opts: 
   return {
     links: [...links],
     title: title.trim().replace(/\s+/g, ' '),
-    text: text.join(' ').replace(/\s+/g, ' ').trim(),
     refresh: refreshUri,
     robots,
   };
