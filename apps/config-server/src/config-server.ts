@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { XmlRpcFault, type XmlRpcInput, type XmlRpcStruct, type XmlRpcValue } from '@esp/codecs';
-import { AlreadyBound, CONFIG_SERVICE_NAME, configServiceInterface, type CollectionRecord, type Implementation, type ModuleRecord } from '@esp/interfaces';
+import { AlreadyBound, CONFIG_SERVICE_NAME, configServiceInterface, SystemResourceError, type CollectionRecord, type Implementation, type ModuleRecord } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
-import { configFilePath, ConfigError, fingerprint, readCollections } from './config-store';
+import { configFilePath, ConfigError, fingerprint, readCollections, writeCollections } from './config-store';
 import { checkCollectionPipelines, pipelineChanges, readPipelines, type PipelineDefinitions } from './pipeline-store';
 import { FAULT_INVALID_PARAMS, methodTable, typeName, xmlRpcCall } from '@esp/xmlrpc-http';
+import { isOwnAddress } from './module-address';
+import { DEFAULT_MAX_MODULES, FAULT_REGISTRY_FULL, ModuleRegistry } from './module-registry';
 
 /** LoadConfigFile of a file that is not there, or outside the config directory. */
 export const FAULT_NO_SUCH_FILE = 1;
 /** ReloadConfig of a configuration that does not validate (the previous one stays). */
 export const FAULT_INVALID_CONFIG = 2;
+/** RegisterModule or RegisterProcessorPipelines naming a host that is not the caller's. */
+export const FAULT_NOT_CALLER_ADDRESS = 4;
+
+/** The methods that change the server's state: they need the admin secret (see @esp/xmlrpc-http). */
+export const CONFIG_STATE_CHANGING = new Set(['RegisterModule', 'UnregisterModule', 'RegisterProcessorPipelines', 'ReloadConfig']);
 
 export interface ConfigServerOptions {
   log: Logger;
@@ -18,10 +25,17 @@ export interface ConfigServerOptions {
   configDir?: string;
   /** Deadline of one ConfigurationChanged alert (default 5 s). */
   alertTimeoutMs?: number;
+  /** Modules registered at most (default 1,000); more are refused until some expire. */
+  maxModules?: number;
+  /** A module that did not register again for this long is dropped (default 120 s). */
+  moduleTtlMs?: number;
 }
 
-function moduleKey(m: { type: string; name: string; host: string; port: number }): string {
-  return `${m.type}\u0000${m.name}\u0000${m.host}\u0000${m.port}`;
+/** Refuses a host that is not the caller's own address (module-address.ts). */
+async function checkOwnAddress(method: string, host: string, caller: string): Promise<void> {
+  if (!(await isOwnAddress(host, caller))) {
+    throw new XmlRpcFault(FAULT_NOT_CALLER_ADDRESS, `${method}: host "${host}" is not the caller's address (${caller}); a module registers only itself`);
+  }
 }
 
 /** Reads a ModuleRegister struct (MS-FSDPD 3.7.4.3: port, type, version, name, alerts; optional host, ours). */
@@ -45,13 +59,14 @@ function moduleRegister(v: XmlRpcValue, caller: string): Omit<ModuleRecord, 'reg
  * `configservice::config` 5.2 at "fds/configservice" on the middleware.
  */
 export class ConfigServer {
-  private readonly modules = new Map<string, ModuleRecord>();
+  private readonly modules: ModuleRegistry;
   private readonly pipelines = new Map<string, { host: string; port: number; pipelines: string[] }>();
   private collections: CollectionRecord[] = [];
   private pipelineDefs: PipelineDefinitions | undefined;
   private object: ServerObject<typeof configServiceInterface> | undefined;
 
   constructor(private readonly opts: ConfigServerOptions) {
+    this.modules = new ModuleRegistry({ maxModules: opts.maxModules, ttlMs: opts.moduleTtlMs });
     if (opts.configDir) ({ collections: this.collections, pipelines: this.pipelineDefs } = ConfigServer.readConfig(opts.configDir));
   }
 
@@ -73,7 +88,7 @@ export class ConfigServer {
   }
 
   activeModules(type: string): ModuleRecord[] {
-    return [...this.modules.values()].filter((m) => m.type === type).sort((a, b) => a.registered_at - b.registered_at);
+    return this.modules.active().filter((m) => m.type === type);
   }
 
   /** The middleware side: activates configservice::config and binds it at fds/configservice (taking over a dead binding). */
@@ -81,6 +96,7 @@ export class ConfigServer {
     const impl: Implementation<typeof configServiceInterface> = {
       get_active_module_list: (type) => this.activeModules(type),
       get_collections: () => this.collections,
+      add_collection: (name, pipeline) => this.addCollection(name, pipeline),
     };
     this.object = await mw.activate(configServiceInterface, impl, { object_id: 'configservice', port, name: CONFIG_SERVICE_NAME });
     const aor = this.object.aor;
@@ -119,6 +135,28 @@ export class ConfigServer {
   }
 
   /**
+   * Adds a collection to <config-dir>/collections.json (with the default pipeline when none is named) and reloads,
+   * so that every module learns it through the usual alert; a collection already there is left as it is.
+   */
+  async addCollection(name: string, pipeline: string): Promise<{ added: boolean; collections: CollectionRecord[] }> {
+    const dir = this.opts.configDir;
+    if (!dir) throw new SystemResourceError('the config server has no config directory to add a collection to');
+    if (this.collections.some((c) => c.name === name)) return { added: false, collections: this.collections };
+    const record = { name, pipeline: pipeline || (this.pipelineDefs?.defaultPipeline ?? 'default') };
+    const current = readCollections(dir);
+    try {
+      writeCollections(dir, [...current.filter((c) => c.name !== name), record]);
+      await this.reload();
+    } catch (err) {
+      // the file as it was: a collection that does not validate (an unknown pipeline) must not break the next reload
+      writeCollections(dir, current);
+      throw new SystemResourceError(`collection "${name}" not added: ${(err as Error).message}`, {}, { cause: err });
+    }
+    this.opts.log.info({ collection: name, pipeline: record.pipeline }, 'collection added');
+    return { added: true, collections: this.collections };
+  }
+
+  /**
    * Reads the config directory again. A configuration that does not validate is refused (ConfigError) and the
    * previous one stays. Then the modules that asked for them get ConfigurationChanged alerts (MS-FSDPD 3.7.4.1):
    * "collection" with the collection names when the collection list changed, "pipeline_added" /
@@ -145,7 +183,7 @@ export class ConfigServer {
 
   /** ConfigurationChanged(alert_type, alert_args) to every module that asked for alert_type (MS-FSDPD 3.7.4.1). */
   async alert(alertType: string, args: XmlRpcInput): Promise<{ sent: number; failed: number }> {
-    const targets = [...this.modules.values()].filter((m) => m.alerts.includes(alertType));
+    const targets = this.modules.active().filter((m) => m.alerts.includes(alertType));
     const results = await Promise.all(
       targets.map((m) =>
         xmlRpcCall(`http://${m.host.includes(':') ? `[${m.host}]` : m.host}:${m.port}/RPC2`, 'ConfigurationChanged', [alertType, args], this.opts.alertTimeoutMs ?? 5000).then(
@@ -154,7 +192,7 @@ export class ConfigServer {
             // nothing listens on its port any more: the module is gone (killed, restarted elsewhere); a live one
             // registers again within its refresh interval
             const gone = (err.cause as { code?: string } | undefined)?.code === 'ECONNREFUSED';
-            if (gone) this.modules.delete(moduleKey(m));
+            if (gone) this.modules.unregister(m);
             this.opts.log.warn({ module: m.name, type: m.type, host: m.host, port: m.port, alert: alertType, err: err.message, removed: gone }, gone ? 'ConfigurationChanged alert refused: module gone, unregistered' : 'ConfigurationChanged alert failed');
             return false;
           },
@@ -182,12 +220,10 @@ export class ConfigServer {
     return methodTable<{ address: string }>('config server', {
       RegisterModule: {
         params: [{ name: 'module', type: 'struct' }],
-        run: ([m], caller) => {
-          const rec = { ...moduleRegister(m as XmlRpcValue, caller.address), registered_at: Date.now() };
-          const key = moduleKey(rec);
-          const known = this.modules.get(key);
-          this.modules.set(key, known ? { ...rec, registered_at: known.registered_at } : rec);
-          if (!known) log.info({ module: rec.name, type: rec.type, host: rec.host, port: rec.port, alerts: rec.alerts }, 'module registered');
+        run: async ([m], caller) => {
+          const rec = moduleRegister(m as XmlRpcValue, caller.address);
+          await checkOwnAddress('RegisterModule', rec.host, caller.address);
+          if (this.modules.register(rec)) log.info({ module: rec.name, type: rec.type, host: rec.host, port: rec.port, alerts: rec.alerts }, 'module registered');
           return 1;
         },
       },
@@ -195,7 +231,7 @@ export class ConfigServer {
         params: [{ name: 'module', type: 'struct' }],
         run: ([m], caller) => {
           const rec = moduleRegister(m as XmlRpcValue, caller.address);
-          if (this.modules.delete(moduleKey(rec))) log.info({ module: rec.name, type: rec.type, host: rec.host, port: rec.port }, 'module unregistered');
+          if (this.modules.unregister(rec)) log.info({ module: rec.name, type: rec.type, host: rec.host, port: rec.port }, 'module unregistered');
           return 1;
         },
       },
@@ -218,10 +254,14 @@ export class ConfigServer {
           { name: 'processorserver', type: 'array' },
           { name: 'pipelines', type: 'string[]' },
         ],
-        run: ([server, pipelines], caller) => {
+        run: async ([server, pipelines], caller) => {
           const [host, port] = server as XmlRpcValue[];
           if ((server as XmlRpcValue[]).length !== 2 || typeof host !== 'string' || typeof port !== 'number' || !Number.isInteger(port)) {
             throw new XmlRpcFault(FAULT_INVALID_PARAMS, 'RegisterProcessorPipelines: processorserver must be [string host, int port]');
+          }
+          if (host) await checkOwnAddress('RegisterProcessorPipelines', host, caller.address);
+          if (!this.pipelines.has(`${host}:${port}`) && this.pipelines.size >= (this.opts.maxModules ?? DEFAULT_MAX_MODULES)) {
+            throw new XmlRpcFault(FAULT_REGISTRY_FULL, `RegisterProcessorPipelines: ${this.pipelines.size} processor servers are registered already`);
           }
           this.pipelines.set(`${host}:${port}`, { host: host || caller.address, port, pipelines: pipelines as string[] });
           log.info({ host, port, pipelines }, 'processor pipelines registered');

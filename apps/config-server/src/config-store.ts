@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { collectionRecordSchema, type CollectionRecord } from '@esp/interfaces';
 import { z } from 'zod';
@@ -34,6 +34,13 @@ export function readCollections(dir: string): CollectionRecord[] {
   const r = collectionsFileSchema.safeParse(json);
   if (!r.success) throw new ConfigError(`invalid ${path}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   return r.data.collections;
+}
+
+/** Replaces <dir>/collections.json (written aside, then renamed: a reader never sees half a file). */
+export function writeCollections(dir: string, collections: CollectionRecord[]): void {
+  const path = join(dir, COLLECTIONS_FILE);
+  writeFileSync(`${path}.tmp`, JSON.stringify({ collections }, null, 2) + '\n');
+  renameSync(`${path}.tmp`, path);
 }
 
 /** The file LoadConfigFile(module, filepath) names, refusing anything that would leave the config directory. */

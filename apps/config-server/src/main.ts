@@ -11,7 +11,7 @@ import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
-import { ConfigServer } from './config-server';
+import { CONFIG_STATE_CHANGING, ConfigServer } from './config-server';
 import { startXmlRpcHttpServer, XMLRPC_PATH } from '@esp/xmlrpc-http';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -27,18 +27,18 @@ if (cli.kind === 'error') {
 const log = createLogger('config-server');
 let config: ConfigServer;
 try {
-  config = new ConfigServer({ log, configDir: cli.configDir });
+  config = new ConfigServer({ log, configDir: cli.configDir, maxModules: cli.maxModules, moduleTtlMs: cli.moduleTtlS * 1000 });
 } catch (err) {
   log.fatal({ err: (err as Error).message }, 'cannot start: configuration');
   process.exit(2);
 }
-const mw = await Middleware.connect({ name: 'config-server', servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'config-server', servers: cli.nats, security: cli.security, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });
 let server;
 try {
-  server = await startXmlRpcHttpServer({ host: cli.listen, port: cli.port, log, dispatch: config.xmlRpc() });
+  server = await startXmlRpcHttpServer({ host: cli.listen, port: cli.port, log, dispatch: config.xmlRpc(), protect: (m) => CONFIG_STATE_CHANGING.has(m) });
   await config.serve(mw, server.port);
 } catch (err) {
   log.fatal({ err: (err as Error).message }, 'cannot start');
@@ -46,7 +46,7 @@ try {
   process.exit(1);
 }
 const advertised = cli.listen === '0.0.0.0' || cli.listen === '::' ? '127.0.0.1' : cli.listen;
-log.info({ xmlrpc_url: `http://${advertised}:${server.port}${XMLRPC_PATH}`, port: server.port, collections: config.collectionNames, pipelines: config.pipelineNames }, 'ready');
+log.info({ xmlrpc_url: `http://${advertised}:${server.port}${XMLRPC_PATH}`, port: server.port, listen: cli.listen, collections: config.collectionNames, pipelines: config.pipelineNames }, 'ready');
 
 process.on('SIGHUP', () => {
   config.reload().catch((err: Error) => log.error({ err: err.message }, 'reload refused; the previous configuration stays'));

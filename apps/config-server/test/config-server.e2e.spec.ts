@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -82,9 +82,16 @@ describe('config-server process', () => {
   });
 
   it('UnregisterModule removes it', async () => {
-    await py(url, 'RegisterModule', { port: 16016, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [], host: 'node-b' });
+    expect(await py(url, 'RegisterModule', { port: 16016, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [], host: 'localhost' })).toEqual({ ok: 1 });
     expect(await py(url, 'UnregisterModule', { port: 16015, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: [] })).toEqual({ ok: 1 });
-    expect((await (await configProxy()).get_active_module_list('NodeControl')).map((m) => `${m.host}:${m.port}`)).toEqual(['node-b:16016']);
+    expect((await (await configProxy()).get_active_module_list('NodeControl')).map((m) => `${m.host}:${m.port}`)).toEqual(['localhost:16016']);
+  });
+
+  it('a module registers only its own address: another host is a fault, and nothing is listed for it', async () => {
+    const foreign = { port: 16017, type: 'NodeControl', version: '1.0', name: 'NodeControl', alerts: ['collection'], host: '203.0.113.9' };
+    expect((await py(url, 'RegisterModule', foreign)).fault).toEqual([4, expect.stringMatching(/not the caller's address/)]);
+    expect((await py(url, 'RegisterProcessorPipelines', ['203.0.113.9', 13390], ['x'])).fault?.[0]).toBe(4);
+    expect((await (await configProxy()).get_active_module_list('NodeControl')).map((m) => m.host)).not.toContain('203.0.113.9');
   });
 
   it('LoadConfigFile / LoadConfigFileBase64 read the config directory; a path outside it or a missing file is a fault', async () => {
@@ -95,8 +102,8 @@ describe('config-server process', () => {
   });
 
   it('RegisterProcessorPipelines takes [host, port] and pipelines; wrong types, unknown methods and bad XML are faults and it keeps serving', async () => {
-    expect(await py(url, 'RegisterProcessorPipelines', ['ip-host', 13390], ['Office14 (webcluster)'])).toEqual({ ok: 1 });
-    expect((await py(url, 'RegisterProcessorPipelines', ['ip-host'], ['x'])).fault?.[0]).toBe(-32602);
+    expect(await py(url, 'RegisterProcessorPipelines', ['localhost', 13390], ['Office14 (webcluster)'])).toEqual({ ok: 1 });
+    expect((await py(url, 'RegisterProcessorPipelines', ['localhost'], ['x'])).fault?.[0]).toBe(-32602);
     expect((await py(url, 'RegisterModule', { port: 'x', type: 'T', version: '1', name: 'n', alerts: [] })).fault).toEqual([-32602, expect.stringMatching(/ModuleRegister.port must be/)]);
     expect((await py(url, 'RegisterModule', 'NodeControl')).fault).toEqual([-32602, expect.stringMatching(/must be struct, got string/)]);
     expect((await py(url, 'Nope')).fault?.[0]).toBe(-32601);
@@ -173,4 +180,91 @@ describe('config-server process', () => {
     expect(await (await configProxy()).get_active_module_list('NodeControl')).toEqual([]);
     expect(cfg.logs.some((l) => l['msg'] === 'taking over the binding of a config server that is gone')).toBe(true);
   });
+  it('add_collection (middleware) writes collections.json, reloads and alerts; a collection held already is left as it is', async () => {
+    const proxy = await configProxy();
+    const port = (alertServer.address() as AddressInfo).port;
+    await py(url, 'RegisterModule', { port, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection'] });
+    const before = alerts.length;
+    const r = await proxy.add_collection('crawled', '');
+    expect(r.added).toBe(true);
+    expect(r.collections.map((c) => c.name)).toContain('crawled');
+    expect(JSON.parse(readFileSync(join(dir, 'collections.json'), 'utf8')).collections).toContainEqual({ name: 'crawled', pipeline: 'default' });
+    expect(alerts.slice(before)).toContainEqual({ method: 'ConfigurationChanged', params: ['collection', expect.arrayContaining(['crawled'])] });
+    expect((await proxy.get_collections()).map((c) => c.name)).toContain('crawled');
+    expect((await proxy.add_collection('crawled', 'other')).added).toBe(false);
+  });
 });
+
+describe('config-server process with an admin secret', () => {
+  const SECRET = 'config-server-test-secret-0123456789';
+  let ns: NatsServer;
+  let cfg: ChildService;
+  let url: string;
+  let dir: string;
+  let alertServer: Server;
+  const authorizations: (string | undefined)[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'config-server-secret-'));
+    writeFileSync(join(dir, 'collections.json'), JSON.stringify({ collections: [{ name: 'default', pipeline: 'default' }] }));
+    writeFileSync(join(dir, 'admin-secret'), SECRET + '\n');
+    ns = await NatsServer.start();
+    const mw = await Middleware.connect({ name: 'test-ns', servers: ns.url });
+    await serveNameServer(mw, {});
+    cfg = await ChildService.start({
+      entry: 'apps/config-server/src/main.ts',
+      args: ['--nats', ns.url, '--port', '0', '--config-dir', dir],
+      env: { ESP_ADMIN_SECRET_FILE: join(dir, 'admin-secret') },
+    });
+    url = String(cfg.logs.find((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
+    alertServer = createServer((req, res) => {
+      authorizations.push(req.headers.authorization);
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'Content-Type': 'text/xml' }).end(encodeXmlRpcResponse(1)));
+    });
+    await new Promise<void>((r) => alertServer.listen(0, '127.0.0.1', r));
+    return async () => {
+      await cfg?.kill();
+      alertServer?.close();
+      await mw.close();
+      await ns?.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  });
+
+  const withSecret = () => url.replace('http://', `http://esp:${SECRET}@`);
+  /** Python xmlrpc.client; an HTTP error comes back as { http: status }. */
+  async function pyCall(u: string, method: string, ...params: unknown[]): Promise<{ ok?: unknown; http?: number }> {
+    const script = `
+import json, sys, xmlrpc.client
+try:
+    print(json.dumps({"ok": getattr(xmlrpc.client.ServerProxy(sys.argv[1]), sys.argv[2])(*json.loads(sys.argv[3]))}))
+except xmlrpc.client.ProtocolError as e:
+    print(json.dumps({"http": e.errcode}))
+`;
+    const { stdout } = await run('python3', ['-c', script, u, method, JSON.stringify(params)]);
+    return JSON.parse(stdout) as { ok?: unknown; http?: number };
+  }
+
+  it('listens on 127.0.0.1 by default', () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/RPC2$/);
+    expect(cfg.logs.find((l) => l['msg'] === 'ready')?.['listen']).toBe('127.0.0.1');
+  });
+
+  it('RegisterModule and ReloadConfig need the secret (HTTP 401 without); reads do not', async () => {
+    const m = { port: (alertServer.address() as AddressInfo).port, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection'] };
+    expect(await pyCall(url, 'RegisterModule', m)).toEqual({ http: 401 });
+    expect(await pyCall(url, 'ReloadConfig')).toEqual({ http: 401 });
+    expect(await pyCall(url, 'GetActiveModuleList', 'ProcessorServer')).toEqual({ ok: [] });
+    expect(await pyCall(withSecret(), 'RegisterModule', m)).toEqual({ ok: 1 });
+    expect(cfg.logs.some((l) => l['msg'] === 'XML-RPC call refused: no admin secret' && l['method'] === 'RegisterModule')).toBe(true);
+  });
+
+  it('its alerts carry the secret to the modules', async () => {
+    writeFileSync(join(dir, 'collections.json'), JSON.stringify({ collections: [{ name: 'default', pipeline: 'default' }, { name: 'news', pipeline: 'default' }] }));
+    expect(await pyCall(withSecret(), 'ReloadConfig')).toMatchObject({ ok: { changed: true } });
+    await waitFor(() => authorizations.length > 0, { timeoutMs: 5000, what: 'an alert' });
+    expect(authorizations[0]).toBe(`Basic ${Buffer.from(`esp:${SECRET}`).toString('base64')}`);
+  });
+});
+

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: content-distributor [options]
 
@@ -31,11 +31,13 @@ Options:
                           grace) makes the session's home reactivate it (default: 10000)
   --wait                  keep retrying until NATS is reachable
   -h, --help              show this help
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export interface DistributorCli {
   kind: 'run';
   nats: string[];
+  security: NatsSecurity;
   nodeId: number;
   basePort: number;
   collections: string[];
@@ -59,6 +61,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       'node-id': { type: 'string' },
       'base-port': { type: 'string' },
       collections: { type: 'string' },
@@ -79,6 +82,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const nodeId = integerOption('node-id', values['node-id'], 0, 0, 2 ** 31 - 1);
   const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535 - 391);
   const leaseSeconds = integerOption('lease-seconds', values['lease-seconds'], 300, 1, 86_400);
@@ -105,5 +110,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   }
   if (collections.size === 0 && !configService) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, wait: values.wait ?? false };
+  return { kind: 'run', nats, security, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, wait: values.wait ?? false };
 }

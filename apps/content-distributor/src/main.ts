@@ -35,7 +35,7 @@ keepEncodedForms(OperationSet);
 
 const log = createLogger('content-distributor', { node: cli.nodeId });
 log.debug('garbage collection: full collections without incremental marking');
-const mw = await Middleware.connect({ name: `content-distributor-${cli.nodeId}`, servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: `content-distributor-${cli.nodeId}`, servers: cli.nats, security: cli.security, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });

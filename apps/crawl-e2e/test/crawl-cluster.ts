@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildFscmtNodeSchedulerMessage, type FscmtNodeSchedulerMessage } from '@esp/codecs';
+import { crawlAddress, CrawlEndpoint } from '@esp/crawl-bus';
+import type { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer } from '@esp/testing';
 
 export interface CrawlClusterOptions {
@@ -23,6 +26,8 @@ export interface CrawlClusterOptions {
   dupTimeoutMs?: number;
   /** Extra environment of the node scheduler processes (NODE_EXTRA_CA_CERTS for HTTPS test sites). */
   nodeEnv?: Record<string, string>;
+  /** Each node scheduler archives what it reads in <dir>/warc-<node id> (--warc). */
+  warc?: boolean;
 }
 
 /**
@@ -38,6 +43,8 @@ export class CrawlCluster {
   dup!: ChildService;
   dupReplica: ChildService | undefined;
   configFile = '';
+  /** The crawl cluster's name on NATS (--cluster of every process). */
+  cluster = '';
   private constructor(
     readonly ns: NatsServer,
     readonly dir: string,
@@ -88,7 +95,8 @@ export class CrawlCluster {
 </CrawlerConfig>`,
     );
     // a cluster name of its own: processes of another test on the same machine can never join this crawl
-    const common = ['--cluster', `crawl-${process.pid}-${++clusterCount}`];
+    this.cluster = `crawl-${process.pid}-${++clusterCount}`;
+    const common = ['--cluster', this.cluster];
     const keepalive = opts.keepaliveMs !== undefined ? ['--keepalive-ms', String(opts.keepaliveMs)] : [];
     const replica = opts.dupReplicaDeadMs !== undefined;
     if (replica) this.dupReplica = await this.svc('apps/duplicate-server/src/main.ts', [...common, '--id', 'dup1r', '--data', join(this.dir, 'dup1r')]);
@@ -110,11 +118,34 @@ export class CrawlCluster {
       this.nodes.push(
         await this.svc(
           'apps/node-scheduler/src/main.ts',
-          [...common, '--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port', ...dupArgs, ...keepalive, ...(opts.feed ? [] : ['--no-feed'])],
+          [
+            ...common,
+            ...['--id', `node${i}`, '--dup', 'dup1', '--ip-key', 'ip-port'],
+            ...dupArgs,
+            ...keepalive,
+            ...(opts.feed ? [] : ['--no-feed']),
+            ...(opts.warc ? ['--warc', this.warcDir(`node${i}`)] : []),
+          ],
           opts.nodeEnv,
         ),
       );
     }
+  }
+
+  /** Where node scheduler `nodeId` writes its WARC files (with `warc`). */
+  warcDir(nodeId: string): string {
+    return join(this.dir, `warc-${nodeId}`);
+  }
+
+  /**
+   * Sends an administrative message to every node scheduler as the multinode scheduler would (from its address:
+   * a node scheduler takes commands from nobody else), for commands the multinode scheduler has no trigger for here.
+   */
+  async toNodes(client: Middleware, msg: FscmtNodeSchedulerMessage): Promise<void> {
+    const ep = await CrawlEndpoint.start(client.bus, { self: { cluster: this.cluster, role: 'mns', id: 'main' } });
+    for (let i = 1; i <= this.nodes.length; i++) ep.send(crawlAddress({ cluster: this.cluster, role: 'ns', id: `node${i}` }), buildFscmtNodeSchedulerMessage(msg), 1);
+    await ep.flush();
+    await ep.stop();
   }
 
   /** Rewrites the crawl configuration and has the multinode scheduler reload it (SIGHUP). */

@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: duplicate-server --id <node id> --data <dir> [options]
 
@@ -17,10 +17,12 @@ Options:
   --keepalive-ms <ms>        keep-alive interval (default: 120000)
   --replica-timeout-ms <ms>  how long an add/remove may wait for the replica (default: 10000)
   -h, --help                 show this help
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export type Cli = CliResult<{
   nats: string[];
+  security: NatsSecurity;
   cluster: string;
   id: string;
   dataDir: string;
@@ -35,6 +37,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       cluster: { type: 'string' },
       id: { type: 'string' },
       data: { type: 'string' },
@@ -49,6 +52,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   if (!values.id) return { kind: 'error', message: '--id is required' };
   if (!values.data) return { kind: 'error', message: '--data is required' };
   if (values.replica === values.id) return { kind: 'error', message: '--replica must be another server than --id' };
@@ -61,6 +66,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   return {
     kind: 'run',
     nats: natsServers(values.nats, env),
+    security,
     cluster: values.cluster ?? 'default',
     id: values.id,
     dataDir: values.data,

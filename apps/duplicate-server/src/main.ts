@@ -21,7 +21,7 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('duplicate-server', { id: cli.id, cluster: cli.cluster });
-const mw = await Middleware.connect({ name: 'duplicate-server', servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'duplicate-server', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot connect to NATS');
   process.exit(1);
 });

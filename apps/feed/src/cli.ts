@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: npm run feed -- --collection <name> [options] <file | dir | -> ...
 
@@ -44,7 +44,8 @@ status: completed (searchable), or failed with the error of the stage that refus
 xml_error, operation_dropped). Operations lost by a dead item processor come back as lost with the suggested action
 "resubmit" and are fed again automatically. The exit code is 0 when every document completed, 1 when any failed or
 has no final status or there was an input error, 2 for bad usage. Skipped files do not change the exit code.
-`;
+
+${NATS_SECURITY_HELP}`;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -68,6 +69,7 @@ export interface FeedCli {
   collection: string;
   inputs: string[];
   nats: string[];
+  security: NatsSecurity;
   batchSize: number;
   batchBytes: number | undefined;
   inlineMaxBytes: number;
@@ -90,6 +92,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     options: {
       collection: { type: 'string' },
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       'batch-size': { type: 'string' },
       'batch-bytes': { type: 'string' },
       'inline-max-bytes': { type: 'string' },
@@ -108,6 +111,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   if (!values.collection) return { kind: 'error', message: '--collection is required' };
   if (positionals.length === 0) return { kind: 'error', message: 'no input: give files, directories or - for stdin' };
   const batchSize = integerOption('batch-size', values['batch-size'], 100, 1, 10_000);
@@ -125,6 +130,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     collection: values.collection,
     inputs: positionals,
     nats: natsServers(values.nats, env),
+    security,
     batchSize: batchSize as number,
     batchBytes: batchBytes as number | undefined,
     inlineMaxBytes: inlineMaxBytes as number,

@@ -21,7 +21,7 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('feed', { collection: cli.collection }, { level: process.env['LOG_LEVEL'] ?? 'warn' });
-const mw = await Middleware.connect({ name: 'feed', servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'feed', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   process.stderr.write(`feed: ${err.message}\n`);
   process.exit(1);
 });

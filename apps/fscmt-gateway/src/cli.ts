@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { parsePeerSpec } from '@esp/crawl-bus';
 import type { ConnectSpec, ListenSpec } from './gateway';
 
@@ -20,10 +20,12 @@ Options:
   --stall-ms <ms>           a peer half-way through a frame, or not reading, this long is disconnected (default: 30000)
   --max-connections <n>     open TCP connections at most (default: 1024)
   -h, --help                show this help
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export type Cli = CliResult<{
   nats: string[];
+  security: NatsSecurity;
   cluster: string;
   id: string;
   listen: ListenSpec[];
@@ -47,6 +49,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       cluster: { type: 'string' },
       id: { type: 'string' },
       listen: { type: 'string', multiple: true },
@@ -62,6 +65,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const cluster = values.cluster ?? 'default';
   const listen: ListenSpec[] = [];
   const connect: ConnectSpec[] = [];
@@ -86,5 +91,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof stallMs === 'string') return { kind: 'error', message: stallMs };
   const maxConnections = integerOption('max-connections', values['max-connections'], 1024, 1, 100_000);
   if (typeof maxConnections === 'string') return { kind: 'error', message: maxConnections };
-  return { kind: 'run', nats: natsServers(values.nats, env), cluster, id: values.id ?? 'gw', listen, connect, maxFrameBytes, maxQueueBytes, stallMs, maxConnections };
+  return { kind: 'run', nats: natsServers(values.nats, env), security, cluster, id: values.id ?? 'gw', listen, connect, maxFrameBytes, maxQueueBytes, stallMs, maxConnections };
 }

@@ -21,7 +21,7 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('fscmt-gateway', { id: cli.id, cluster: cli.cluster });
-const mw = await Middleware.connect({ name: 'fscmt-gateway', servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'fscmt-gateway', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot connect to NATS');
   process.exit(1);
 });

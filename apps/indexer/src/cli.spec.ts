@@ -6,6 +6,7 @@ describe('indexer cli', () => {
     expect(parseCli([], { NATS_URL: 'nats://a:1,nats://b:2' })).toEqual({
       kind: 'run',
       nats: ['nats://a:1', 'nats://b:2'],
+      security: {},
       dataDir: '.esp/indexer',
       collections: ['default'],
       basePort: 16000,
@@ -18,6 +19,7 @@ describe('indexer cli', () => {
     expect(parseCli(['--nats', 'nats://x:4', '--data', '/d', '--collections', 'a, b,a', '--base-port', '13000', '--queue', '8', '--wait', '--config-service'], {})).toEqual({
       kind: 'run',
       nats: ['nats://x:4'],
+      security: {},
       dataDir: '/d',
       collections: ['a', 'b'],
       basePort: 13000,

@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { isCollectionName } from './collection-store';
 
 export const DEFAULT_DATA_DIR = '.esp/indexer';
@@ -22,10 +22,12 @@ Options:
   --queue <n>           batches queued per session before process raises system_resource_error (default: ${DEFAULT_QUEUE_BATCHES})
   --wait                keep retrying until NATS is reachable instead of failing at once
   -h, --help            show this help
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export interface RunOptions {
   nats: string[];
+  security: NatsSecurity;
   dataDir: string;
   collections: string[];
   basePort: number;
@@ -42,6 +44,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       data: { type: 'string' },
       collections: { type: 'string' },
       'base-port': { type: 'string' },
@@ -55,6 +58,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const basePort = integerOption('base-port', values['base-port'], DEFAULT_BASE_PORT, 0, 65535 - 390);
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
   const queue = integerOption('queue', values.queue, DEFAULT_QUEUE_BATCHES, 1, 100_000);
@@ -70,6 +75,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   return {
     kind: 'run',
     nats,
+    security,
     dataDir: values.data ?? DEFAULT_DATA_DIR,
     collections: [...new Set(collections)],
     basePort,

@@ -24,7 +24,7 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('indexer');
-const mw = await Middleware.connect({ name: 'indexer', servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'indexer', servers: cli.nats, security: cli.security, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });

@@ -6,10 +6,11 @@ describe('item-processor cli', () => {
     expect(parseCli([], { NATS_URL: 'nats://a:1,nats://b:2' })).toEqual({
       kind: 'run',
       nats: ['nats://a:1', 'nats://b:2'],
+      security: {},
       name: undefined,
       host: undefined,
       statusPort: 0,
-      statusListen: '0.0.0.0',
+      statusListen: '127.0.0.1',
       pipelineConfig: undefined,
       configServer: undefined,
       basePort: 16000,

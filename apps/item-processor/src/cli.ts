@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { DEFAULT_REREGISTRATION_LEASE_SECONDS } from '@esp/interfaces';
 
 export const HELP = `Usage: item-processor [options]
@@ -12,7 +12,7 @@ Options:
   --name <name>                item processing component identifier (default: procserver_<host>_<pid>)
   --host <host>                host name in the AOR and the status URL (default: this machine's hostname)
   --status-port <port>         Status XML-RPC port; 0 picks a free one, logged at start (default: 0)
-  --status-listen <address>    address the Status server listens on (default: 0.0.0.0)
+  --status-listen <address>    address the Status server listens on (default: 127.0.0.1; 0.0.0.0 for every interface)
   --pipeline-config <file>     JSON pipeline configuration (default: detect, charset, pdf, docx, utf8, xml, html, title, normalize)
   --config-server <url>        config server XML-RPC URL (http://host:port/RPC2): register there (ProcessorServer) and
                                take pipelines and collections from it, again on every ConfigurationChanged;
@@ -29,10 +29,12 @@ Options:
 
 Logs "ready" with { name, status_url } once registered. SIGTERM / SIGINT: unregister (procserver_handler,
 then master_dispatcher), finish the batch in flight, drain, exit 0. The Status method Shutdown does the same.
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export interface RunOptions {
   nats: string[];
+  security: NatsSecurity;
   name: string | undefined;
   host: string | undefined;
   statusPort: number;
@@ -55,6 +57,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       name: { type: 'string' },
       host: { type: 'string' },
       'status-port': { type: 'string' },
@@ -74,6 +77,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const statusPort = integerOption('status-port', values['status-port'], 0, 0, 65535);
   if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };
   const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535);
@@ -97,10 +102,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   return {
     kind: 'run',
     nats,
+    security,
     name: values.name,
     host: values.host,
     statusPort,
-    statusListen: values['status-listen'] ?? '0.0.0.0',
+    statusListen: values['status-listen'] ?? '127.0.0.1',
     pipelineConfig: values['pipeline-config'],
     configServer,
     basePort,

@@ -5,6 +5,7 @@ import {
   processorServerInterface,
   type Aor,
 } from '@esp/interfaces';
+import type { NatsSecurity } from '@esp/cli-options';
 import { createLogger, type Logger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { encodeLivenessMessage, HEARTBEAT_INTERVAL_MS, HeartbeatSender, livenessSubject } from '@esp/ppp';
@@ -15,7 +16,7 @@ import { ConfigSubscription } from './config-subscription';
 import { PipelineSource } from './pipeline-source';
 import { processorServer } from './processor-server';
 import { Registration } from './registration';
-import { StatusService } from './status/status-service';
+import { STATUS_STATE_CHANGING, StatusService } from './status/status-service';
 import { StatusState } from './status/status-state';
 import { XMLRPC_PATH, startXmlRpcHttpServer } from '@esp/xmlrpc-http';
 
@@ -25,6 +26,8 @@ export const DEFAULT_BASE_PORT = 16000;
 export interface ItemProcessorOptions {
   /** NATS server URL(s) (default NATS_URL or nats://127.0.0.1:4222). */
   nats?: string | string[];
+  /** NATS credentials and TLS (default: from the environment). */
+  security?: NatsSecurity;
   /** Keep trying while NATS is not up yet (default false). */
   waitForNats?: boolean;
   /** The item processing component identifier (default procserver_<host>_<pid>). */
@@ -123,7 +126,7 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
 
   const status = new StatusState();
   const pipelines = new PipelineSource(opts.pipelineConfig ?? DEFAULT_PIPELINE_CONFIG, status, log); // a bad configuration stops the start
-  const mw = await Middleware.connect({ name: `item-processor/${name}`, servers: opts.nats, host, logger: log, waitForServer: opts.waitForNats, timeoutMs: callTimeoutMs });
+  const mw = await Middleware.connect({ name: `item-processor/${name}`, servers: opts.nats, security: opts.security, host, logger: log, waitForServer: opts.waitForNats, timeoutMs: callTimeoutMs });
   const service = new StatusService(status, {
     reinitialize: () => pipelines.reload(),
     shutdownRequested: () => {
@@ -133,10 +136,11 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     leakDetect: (memory) => log.info({ memory, heap: process.memoryUsage() }, 'LeakDetect: memory usage'),
   });
   const statusServer = await startXmlRpcHttpServer({
-    host: opts.statusListen ?? '0.0.0.0',
+    host: opts.statusListen ?? '127.0.0.1',
     port: opts.statusPort ?? 0,
     maxBodyBytes: opts.statusMaxBodyBytes,
     dispatch: (method, params) => service.call(method, params),
+    protect: (method) => STATUS_STATE_CHANGING.has(method),
     log,
   }).catch(async (err: unknown) => {
     await mw.close();

@@ -41,6 +41,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => stop(sig
 try {
   ip = await startItemProcessor({
     nats: cli.nats,
+    security: cli.security,
     waitForNats: cli.wait,
     name: cli.name,
     host: cli.host,

@@ -1,6 +1,6 @@
 import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
-export const HELP = `Usage: multinode-scheduler --config <crawl.xml> ... [options]
+export const HELP = `Usage: multinode-scheduler [--config <crawl.xml> ...] [--config-dir <dir>] [options]
 
 MS-FSCMT multinode scheduler on the NATS crawl cluster (address mns/<id>): registers node schedulers
 (CMD_UM_INIT), sends them the crawl collections, routes crawl sites to them, resolves DNS for them, and grants
@@ -11,6 +11,10 @@ Options:
   --cluster <name>        crawl cluster name on NATS (default: default)
   --id <name>             this scheduler's id (default: main)
   --config <file>         XML crawl configuration (CrawlerConfig / DomainSpecification), repeatable
+  --config-dir <dir>      every *.xml file in <dir> is a crawl configuration too (created when missing); the
+                          admin API (npm run crawl) writes a collection's crawl there as <dir>/<collection>.xml
+  --config-service        a collection the admin API creates is first added to the config server's collections
+                          (fds/configservice, through the name server), so the feeding chain takes its pages
   --dns-ttl <s>           how long a DNS answer is used (default: 3600)
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --max-sites-per-ip <n>  sites crawled at once on one IP (default: 10)
@@ -18,13 +22,16 @@ Options:
   --max-missed-keepalives <n>
                           drop a node scheduler that left this many keep-alives in a row unanswered: its sites
                           go to the live nodes (default: 3)
+  --settle-ms <ms>        a crawl is done when nothing is queued here and every node reported nothing queued or
+                          in flight for this long, twice at least (default: 3000; the nodes report every
+                          --stats-ms)
   --data <dir>            keep the state (collections, queued entries, routes, IP permissions, DNS answers) in
                           <dir>/scheduler.sqlite and take it back at start, so kill -9 loses nothing answered
                           (default: none, the state is in memory only)
   -h, --help              show this help
 `;
 
-export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; maxMissedKeepalives: number; dataDir: string | undefined }>;
+export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; configDir: string | undefined; configService: boolean; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; maxMissedKeepalives: number; settleMs: number; dataDir: string | undefined }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
@@ -34,12 +41,15 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       cluster: { type: 'string' },
       id: { type: 'string' },
       config: { type: 'string', multiple: true },
+      'config-dir': { type: 'string' },
+      'config-service': { type: 'boolean' },
       'dns-ttl': { type: 'string' },
       'keepalive-ms': { type: 'string' },
       'max-sites-per-ip': { type: 'string' },
       'min-nodes': { type: 'string' },
       'max-missed-keepalives': { type: 'string' },
       data: { type: 'string' },
+      'settle-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -57,5 +67,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof minNodes === 'string') return { kind: 'error', message: minNodes };
   const maxMissedKeepalives = integerOption('max-missed-keepalives', values['max-missed-keepalives'], 3, 1, 10_000);
   if (typeof maxMissedKeepalives === 'string') return { kind: 'error', message: maxMissedKeepalives };
-  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, maxMissedKeepalives, dataDir: values.data };
+  const settleMs = integerOption('settle-ms', values['settle-ms'], 3000, 0, 86_400_000);
+  if (typeof settleMs === 'string') return { kind: 'error', message: settleMs };
+  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], configDir: values['config-dir'], configService: values['config-service'] ?? false, dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, maxMissedKeepalives, settleMs, dataDir: values.data };
 }

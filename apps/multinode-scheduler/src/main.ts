@@ -3,12 +3,18 @@
  *
  *   nx serve multinode-scheduler -- --config crawl.xml
  *   tsx apps/multinode-scheduler/src/main.ts --config crawl.xml --cluster default --id main
+ *   tsx apps/multinode-scheduler/src/main.ts --config-dir .esp/config/crawl --data .esp/crawl --config-service
+ *
+ * It serves the crawl cluster's administration (crawl::admin: what `npm run crawl` talks to) beside its address.
  */
 import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
+import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
-import { loadCollections, reconcile } from './collections';
+import { reconcile } from './collections';
+import { CrawlConfigSource } from './config-source';
+import { serveCrawlAdmin } from './crawl-admin-service';
 import { startMultinodeScheduler } from './multinode-scheduler';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -21,8 +27,10 @@ if (cli.kind === 'error') {
   process.exit(2);
 }
 let collections;
+let source: CrawlConfigSource;
 try {
-  collections = loadCollections(cli.configs);
+  source = new CrawlConfigSource(cli.configs, cli.configDir);
+  collections = source.load();
 } catch (err) {
   process.stderr.write(`multinode-scheduler: invalid crawl configuration: ${(err as Error).message}\n`);
   process.exit(2);
@@ -34,6 +42,14 @@ const mw = await Middleware.connect({ name: 'multinode-scheduler', servers: cli.
   process.exit(1);
 });
 const mns = await startMultinodeScheduler(mw.bus, { ...cli, collections, log });
+// the feeding chain learns a crawl's collection from the config service before anything is crawled
+const registerCollection = cli.configService
+  ? async (name: string): Promise<void> => {
+      const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 10_000 });
+      await proxy.add_collection(name, '');
+    }
+  : undefined;
+await serveCrawlAdmin(mw, mns, { cluster: cli.cluster, id: cli.id, source, registerCollection, log });
 log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 'ready');
 
 // SIGHUP: read the configuration files again; collections added, changed or gone are added, updated or removed on
@@ -41,7 +57,7 @@ log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 
 process.on('SIGHUP', () => {
   let next;
   try {
-    next = loadCollections(cli.configs);
+    next = source.load();
   } catch (err) {
     log.error({ err: (err as Error).message }, 'configuration not reloaded');
     return;

@@ -31,6 +31,7 @@ import type { Clock } from '@esp/timers';
 import { BoundedLog } from './bounded-log';
 import { addStats, totalStats } from './machine/collection-stats';
 import { CollectionTable } from './machine/collection-table';
+import { CrawlProgress } from './machine/crawl-progress';
 import { DEFAULT_DNS_TTL_S, DnsCache } from './machine/dns-cache';
 import { IpPermissions } from './machine/ip-permissions';
 import { NodeLiveness } from './machine/node-liveness';
@@ -38,6 +39,7 @@ import { NodeRegistration } from './machine/node-registration';
 import { NodeRegistry } from './machine/node-registry';
 import type { NodeSend } from './machine/node-send';
 import { SiteRouting } from './machine/site-routing';
+import { startEntry } from './machine/sites';
 import { takeOverSites } from './machine/site-takeover';
 import { NullSchedulerStore, type SchedulerStore, type StoredSchedulerState } from './scheduler-store';
 
@@ -45,6 +47,7 @@ export { DEFAULT_DNS_TTL_S } from './machine/dns-cache';
 export { MAX_SITES_PER_IP } from './machine/ip-permissions';
 export { DEFAULT_KEEPALIVE_MS, DEFAULT_MAX_MISSED_KEEPALIVES } from './machine/node-liveness';
 export { ASK_ROUTE_WAIT_MS } from './machine/site-routing';
+export { DEFAULT_SETTLE_MS, type NodeProgress, type SiteProgress } from './machine/crawl-progress';
 export { siteOf } from './machine/sites';
 
 /** CMD_UM_LOG lines kept for inspection (each is also written to the scheduler's log). */
@@ -75,6 +78,20 @@ export interface MultinodeSchedulerOptions {
    * sends it again after the restart (the node scheduler drops a URI it has seen) instead of losing it.
    */
   onHandedOut?: (key: number, collection: string, entry: FscmtQueueEntry) => void;
+  /** How long every node must report itself idle before a crawl is done (default DEFAULT_SETTLE_MS). */
+  settleMs?: number;
+}
+
+/** Where a collection's crawl stands at the multinode scheduler (see `crawlState`). */
+export interface CrawlState {
+  state: number;
+  epoch: number;
+  /** Entries waiting here: to be routed, or for their site's DNS answer. */
+  queued: number;
+  /** site -> node id */
+  routes: ReadonlyMap<string, string>;
+  /** Nothing waits here, and every node registered reported itself idle for the settle period. */
+  done: boolean;
 }
 
 /** Composes the parts under ./machine: each owns its state; this class dispatches messages and admin calls to them. */
@@ -88,11 +105,20 @@ export class MultinodeSchedulerMachine {
   private readonly liveness: NodeLiveness;
   private readonly registration: NodeRegistration;
   readonly logLines = new BoundedLog<{ node: string; file: string; message: string }>(LOG_LINES_KEPT);
+  /** What each node has queued and in flight, per collection and per site (its CMD_UM_STAT progress). */
+  readonly progress: CrawlProgress;
 
   constructor(private readonly opts: MultinodeSchedulerOptions) {
     const { clock, log } = opts;
     const store = (this.store = opts.store ?? new NullSchedulerStore());
-    const send: NodeSend = (to, message, priority) => opts.send(to, buildFscmtNodeSchedulerMessage(message), priority);
+    const progress = (this.progress = new CrawlProgress(clock, opts.settleMs));
+    const send: NodeSend = (to, message, priority) => {
+      if (message.command === 'CMD_UM_URI' || message.command === 'CMD_UM_URI_URG') {
+        const id = this.nodes.get(to)?.id;
+        if (id !== undefined) progress.handedOut(message.dspecName, id);
+      }
+      opts.send(to, buildFscmtNodeSchedulerMessage(message), priority);
+    };
     const nodes = (this.nodes = new NodeRegistry({ send, store, onHandedOut: opts.onHandedOut, log }));
     const collections = (this.collections = new CollectionTable({ store, broadcast: (message, priority) => nodes.broadcast(message, priority) }));
     const dns = (this.dns = new DnsCache({ clock, store, send, resolve: opts.resolve }));
@@ -175,14 +201,36 @@ export class MultinodeSchedulerMachine {
     return totalStats(this.collections.get(collection)?.stats);
   }
 
+  /** The collection's crawl here and whether it is done, or undefined when it is unknown or being removed. */
+  crawlState(name: string): CrawlState | undefined {
+    const c = this.collections.active(name);
+    if (!c) return undefined;
+    let queued = c.queue.length;
+    for (const parked of c.parked.values()) queued += parked.length;
+    const done = queued === 0 && c.awaitingRoutes.size === 0 && c.state === FSCMT_CONF_STATES.ACTIVE && this.progress.settled(name, this.nodes.ids());
+    return { state: c.state, epoch: c.epoch, queued, routes: c.routes, done };
+  }
+
   // ---- administration (MS-FSCADM side): configurations to every node scheduler
 
   addCollection(name: string, dspec: FswcuDict, startUris: string[] = []): void {
+    this.progress.reset(name);
     if (this.collections.add(name, dspec, startUris)) this.routing.pump();
   }
 
   updateCollection(name: string, dspec: FswcuDict): void {
+    this.progress.reset(name);
     if (this.collections.update(name, dspec)) this.routing.pump();
+  }
+
+  /** URIs to crawl before anything else queued (CMD_UM_URI_URG, 3.2.5.7): to the front of the collection's queue. */
+  enqueueUrgent(name: string, uris: string[]): boolean {
+    const c = this.collections.active(name);
+    if (!c) return false;
+    this.progress.reset(name);
+    for (const uri of [...uris].reverse()) this.collections.enqueue(name, c, startEntry(uri), true);
+    this.routing.pump();
+    return true;
   }
 
   /** CMD_ADM_CONF_REMOVE to every node; the state goes when a node answers CMD_UM_DELETE_OK (3.2.5.14). */
@@ -195,6 +243,7 @@ export class MultinodeSchedulerMachine {
   }
 
   resume(name: string): void {
+    this.progress.reset(name);
     if (this.collections.resume(name)) this.routing.pump();
   }
 
@@ -235,7 +284,10 @@ export class MultinodeSchedulerMachine {
       }
       case 'CMD_UM_STAT': {
         const c = this.collections.get(msg.dspecName);
-        if (c && msg.stats instanceof FswcuDict) addStats(c.stats, node.id, msg.stats);
+        if (c && msg.stats instanceof FswcuDict) {
+          addStats(c.stats, node.id, msg.stats);
+          this.progress.report(msg.dspecName, node.id, msg.stats);
+        }
         return;
       }
       case 'CMD_UM_LOG':
@@ -257,7 +309,10 @@ export class MultinodeSchedulerMachine {
       case 'CMD_UM_CONF_STATE':
         return this.sendTo(from, { command: 'CMD_UM_CONF_STATE', dspecName: msg.dspecName, state: this.collections.stateOf(msg.dspecName) }, 1);
       case 'CMD_UM_DELETE_OK':
-        if (this.collections.deleted(msg.dspecName)) this.opts.log?.info({ collection: msg.dspecName, node: node.id }, 'collection removed');
+        if (this.collections.deleted(msg.dspecName)) {
+          this.progress.forget(msg.dspecName);
+          this.opts.log?.info({ collection: msg.dspecName, node: node.id }, 'collection removed');
+        }
         return;
     }
   }

@@ -35,6 +35,8 @@ export interface MultinodeSchedulerOptions {
   maxMissedKeepalives?: number;
   /** Keep the state here (SQLite) and take it back at start; without it the scheduler forgets everything on exit. */
   dataDir?: string;
+  /** How long every node must report itself idle before a crawl is done (default 3000 ms). */
+  settleMs?: number;
   /** Resolver override (tests): host -> IP addresses. */
   resolveHost?: (host: string) => Promise<string[]>;
   clock?: Clock;
@@ -44,6 +46,8 @@ export interface MultinodeSchedulerOptions {
 export interface MultinodeScheduler {
   readonly address: string;
   readonly machine: MultinodeSchedulerMachine;
+  /** Runs `fn` on the machine as one transaction of the state store; what it sends leaves after the commit. */
+  atomically(fn: () => void): void;
   stop(): Promise<void>;
 }
 
@@ -109,6 +113,7 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
     maxSitesPerIp: opts.maxSitesPerIp,
     minNodes: opts.minNodes,
     maxMissedKeepalives: opts.maxMissedKeepalives,
+    settleMs: opts.settleMs,
     store,
     // a gateway connection is closed by the gateway when told (a peer on NATS has no connection to close; it hears
     // no answer and registers again)
@@ -175,6 +180,7 @@ export async function startMultinodeScheduler(bus: RawBus, opts: MultinodeSchedu
   return {
     address: endpoint.address,
     machine,
+    atomically,
     async stop() {
       offConnection();
       machine.stop();

@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: name-server [options]
 
@@ -10,15 +10,18 @@ Options:
   --replicas <n>      JetStream replicas of the bindings bucket: 1, or 3 on a three-server cluster (default: 1)
   --wait              keep retrying until NATS is reachable instead of failing at once
   -h, --help          show this help
-`;
 
-export type Cli = CliResult<{ nats: string[]; replicas: number; wait: boolean }>;
+${NATS_SECURITY_HELP}`;
+
+export type Cli = CliResult<{ nats: string[];
+  security: NatsSecurity; replicas: number; wait: boolean }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       replicas: { type: 'string' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -28,8 +31,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const replicas = integerOption('replicas', values.replicas, 1, 1, 5);
   if (typeof replicas === 'string') return { kind: 'error', message: replicas };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, replicas, wait: values.wait ?? false };
+  return { kind: 'run', nats, security, replicas, wait: values.wait ?? false };
 }

@@ -22,7 +22,7 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('name-server');
-const mw = await Middleware.connect({ name: 'name-server', servers: cli.nats, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'name-server', servers: cli.nats, security: cli.security, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });

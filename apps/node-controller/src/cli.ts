@@ -10,7 +10,7 @@ Serves XML-RPC at POST http://<host>:<port>/RPC2: GetProcessList, RestartProcess
 Options:
   --profile <file>          node profile JSON (which apps, how many instances, args, env)  (required)
   --port <n>                XML-RPC port; 0 picks a free one (default: 0)
-  --listen <addr>           address to listen on (default: 0.0.0.0)
+  --listen <addr>           address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)
   --cwd <dir>               working directory of the apps; profile entries are relative to it (default: .)
   --config-server <url>     register as module type "NodeControl" with this config server
                             (e.g. http://cfg:16005/RPC2), retrying with backoff
@@ -68,7 +68,7 @@ export function parseCli(argv: string[]): Cli {
     kind: 'run',
     profile: values.profile,
     port,
-    listen: values.listen ?? '0.0.0.0',
+    listen: values.listen ?? '127.0.0.1',
     cwd: values.cwd ?? '.',
     configServer: configServer === undefined ? undefined : withRpcPath(configServer),
     advertiseHost: values['advertise-host'],

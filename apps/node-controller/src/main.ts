@@ -11,7 +11,7 @@ import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { parseCli } from './cli';
 import { registerWithConfigServer } from './config-registration';
-import { nodeControlMethods } from './node-control-service';
+import { NODE_CONTROL_STATE_CHANGING, nodeControlMethods } from './node-control-service';
 import { NodeSupervisor } from './node-supervisor';
 import { loadProfile } from './profile';
 import { startXmlRpcHttpServer, XMLRPC_PATH } from '@esp/xmlrpc-http';
@@ -38,7 +38,7 @@ try {
 const supervisor = new NodeSupervisor(specs, { cwd: resolve(cli.cwd), log, restartDelayMs: cli.restartDelayMs, stopTimeoutMs: cli.stopTimeoutMs });
 let server;
 try {
-  server = await startXmlRpcHttpServer({ host: cli.listen, port: cli.port, log, dispatch: nodeControlMethods(supervisor) });
+  server = await startXmlRpcHttpServer({ host: cli.listen, port: cli.port, log, dispatch: nodeControlMethods(supervisor), protect: (m) => NODE_CONTROL_STATE_CHANGING.has(m) });
 } catch (err) {
   log.fatal({ err: (err as Error).message, port: cli.port }, 'cannot start: XML-RPC port');
   process.exit(1);

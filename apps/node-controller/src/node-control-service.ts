@@ -27,6 +27,9 @@ async function named(fn: () => Promise<void>): Promise<XmlRpcInput> {
  *
  * Unknown names are fault 1 (FAULT_NO_SUCH_PROCESS); unknown methods and wrong parameters the usual -3260x faults.
  */
+/** The methods that start or stop processes: they need the admin secret (see @esp/xmlrpc-http). */
+export const NODE_CONTROL_STATE_CHANGING = new Set(['RestartProcess', 'StartProcess', 'StopProcess']);
+
 export function nodeControlMethods(sup: NodeSupervisor): (method: string, params: XmlRpcValue[], caller: unknown) => Promise<XmlRpcInput> {
   return methodTable<unknown>('NodeControl', {
     GetProcessList: { params: [], run: () => sup.list().map((p) => ({ ...p })) },

@@ -149,3 +149,38 @@ describe('node-controller process on a node profile', () => {
     expect(order).toEqual(['hung', 'worker-2', 'worker-1']);
   });
 });
+
+describe('node-controller process with an admin secret', () => {
+  const SECRET = 'node-controller-test-secret-0123456789';
+  let dir: string;
+  let nc: ChildService;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'node-controller-secret-'));
+    writeFileSync(join(dir, 'node.json'), JSON.stringify({ node: 'test-node', processes: [{ name: 'worker', entry: SLEEPER, args: ['{name}'] }] }));
+    writeFileSync(join(dir, 'admin-secret'), SECRET);
+    nc = await ChildService.start({ entry: ENTRY, args: ['--profile', join(dir, 'node.json'), '--port', '0'], env: { ESP_ADMIN_SECRET_FILE: join(dir, 'admin-secret') } });
+    url = String(nc.logs.find((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
+  });
+  afterAll(async () => {
+    await nc?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('StopProcess without the secret is refused (HTTP 401) and the process keeps running; with it, it stops', async () => {
+    const script = `
+import json, sys, xmlrpc.client
+try:
+    print(json.dumps({"ok": xmlrpc.client.ServerProxy(sys.argv[1]).StopProcess("worker")}))
+except xmlrpc.client.ProtocolError as e:
+    print(json.dumps({"http": e.errcode}))
+`;
+    const call = async (u: string) => JSON.parse((await run('python3', ['-c', script, u])).stdout) as { ok?: unknown; http?: number };
+    await waitFor(async () => ((await py(url, 'GetProcessList')).ok as Info[]).every((p) => p.state === 'running'));
+    expect(await call(url)).toEqual({ http: 401 });
+    expect(((await py(url, 'GetProcessList')).ok as Info[])[0]!.state).toBe('running');
+    expect(await call(url.replace('http://', `http://esp:${SECRET}@`))).toEqual({ ok: 1 });
+    await waitFor(async () => ((await py(url, 'GetProcessList')).ok as Info[])[0]!.state === 'stopped');
+  });
+});

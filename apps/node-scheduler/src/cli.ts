@@ -1,11 +1,17 @@
 import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { DEFAULT_MAX_BODY_BYTES } from './crawler';
+import { DEFAULT_WARC_FILE_BYTES } from './warc-writer';
 
 export const HELP = `Usage: node-scheduler --id <node id> [options]
 
 MS-FSCMT node scheduler on the NATS crawl cluster (address ns/<id>): registers with the multinode scheduler,
 crawls the sites routed to it over HTTP(S) (robots.txt, politeness delay, limits of the crawl configuration),
 de-duplicates content with a duplicate server and feeds the pages it owns into the feeding chain.
+
+A refresh (CMD_ADM_CONF_REFRESH, or the collection's "refresh" interval in minutes) starts a crawl round: the pages
+fetched before are asked for again with If-None-Match / If-Modified-Since; a 304 costs nothing more, a changed page
+is fed again, a page gone (404, 410) or no longer allowed is deleted from the index. Pages are asked for with
+Accept-Encoding gzip, deflate, br and decompressed.
 
 Options:
   --nats <url>            NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
@@ -23,6 +29,9 @@ Options:
   --concurrency <n>       fetches in flight at most, one per site (default: 16)
   --max-body-bytes <n>    a page's body at most, after decompression; larger pages are not fed and are counted
                           as excluded_size (default: 10485760, 10 MiB)
+  --warc <dir>            archive every page read (2xx) as WARC 1.1 request + response records, gzip per record,
+                          in <dir>/<id>-<time>-<n>.warc.gz (default: no archive)
+  --warc-max-bytes <n>    a WARC file is closed past this size, the next one opened (default: 1000000000)
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --stats-ms <ms>         CMD_UM_STAT interval (default: 60000)
   -h, --help              show this help
@@ -42,6 +51,8 @@ export type Cli = CliResult<{
   userAgent: string;
   concurrency: number;
   maxBodyBytes: number;
+  warc: string | undefined;
+  warcMaxBytes: number;
   keepaliveMs: number;
   statsMs: number;
 }>;
@@ -63,6 +74,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'user-agent': { type: 'string' },
       concurrency: { type: 'string' },
       'max-body-bytes': { type: 'string' },
+      warc: { type: 'string' },
+      'warc-max-bytes': { type: 'string' },
       'keepalive-ms': { type: 'string' },
       'stats-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -79,6 +92,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof concurrency === 'string') return { kind: 'error', message: concurrency };
   const maxBodyBytes = integerOption('max-body-bytes', values['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 1024, 2 ** 31 - 1);
   if (typeof maxBodyBytes === 'string') return { kind: 'error', message: maxBodyBytes };
+  const warcMaxBytes = integerOption('warc-max-bytes', values['warc-max-bytes'], DEFAULT_WARC_FILE_BYTES, 4096, Number.MAX_SAFE_INTEGER);
+  if (typeof warcMaxBytes === 'string') return { kind: 'error', message: warcMaxBytes };
+  if (values['warc-max-bytes'] !== undefined && values.warc === undefined) return { kind: 'error', message: '--warc-max-bytes needs --warc' };
   const keepaliveMs = integerOption('keepalive-ms', values['keepalive-ms'], 120_000, 10, 86_400_000);
   if (typeof keepaliveMs === 'string') return { kind: 'error', message: keepaliveMs };
   if (values['dup-replica'] !== undefined && values.dup === undefined) return { kind: 'error', message: '--dup-replica needs --dup' };
@@ -103,6 +119,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     userAgent: values['user-agent'] ?? 'esp-crawler',
     concurrency,
     maxBodyBytes,
+    warc: values.warc,
+    warcMaxBytes,
     keepaliveMs,
     statsMs,
   };

@@ -12,6 +12,8 @@
  *                                 /sitemap.xml): their URLs of the site are queued as start URIs
  *   strip_query_params list-string query parameters removed from every URI before it is      default none
  *                                 queued: names ("sessionid") or prefixes ("utm_*"), any case (see url-normalize.ts)
+ *   refresh         real/integer  minutes between the starts of two crawl rounds: each round    default 0 (none)
+ *                                 fetches the known pages again, conditionally (recrawl.ts)
  */
 import { FSCMT_LINK_EXTRACTION_KEYS, FswcuDict, FswcuFloat, type FswcuValue } from '@esp/codecs';
 import { queryParamMatcher, type QueryParamMatcher } from './url-normalize';
@@ -41,6 +43,8 @@ export interface CrawlSettings {
   sitemaps: boolean;
   /** query parameters removed from URIs (strip_query_params) */
   stripQuery: QueryParamMatcher | undefined;
+  /** milliseconds between the starts of two crawl rounds (refresh); 0: only CMD_ADM_CONF_REFRESH starts one */
+  refreshMs: number;
 }
 
 const K = FSCMT_LINK_EXTRACTION_KEYS;
@@ -84,6 +88,8 @@ export function crawlSettings(dspec: FswcuDict): CrawlSettings {
   const delay = num(dspec.getText('delay'), 'delay') ?? 60;
   if (!(delay >= 0)) throw new CrawlSettingsError('delay must be >= 0');
   const maxDoc = num(dspec.getText('max_doc'), 'max_doc') ?? 0;
+  const refresh = num(dspec.getText('refresh'), 'refresh') ?? 0;
+  if (!(refresh >= 0)) throw new CrawlSettingsError('refresh must be >= 0 (minutes)');
   let maxDepth = Infinity;
   const mode = dspec.getText('crawlmode');
   if (mode !== undefined) {
@@ -113,6 +119,7 @@ export function crawlSettings(dspec: FswcuDict): CrawlSettings {
     linkTags,
     sitemaps: flag(dspec.getText('sitemaps'), true),
     stripQuery: strip === undefined ? undefined : queryParamMatcher(strip.map((v) => text(v) ?? '')),
+    refreshMs: Math.round(refresh * 60_000),
   };
 }
 

@@ -7,12 +7,19 @@
  * checksum with the duplicate server, and hands the owner's copy, its raw bytes and the server's Content-Type
  * header, to `feed`.
  *
+ * A page queued again by a crawl round (machine/recrawl.ts) is asked for conditionally with the validators its last
+ * answer carried (page-validators.ts): 304 means the indexed copy stands, 404 / 410 that it goes. Each 2xx answer
+ * read can be kept in an archive (warc-writer.ts).
+ *
  *   const crawler = new Crawler({ machine, userAgent: 'esp-crawler', checksum, feed });
  *   crawler.wake();
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '@esp/logging';
 import { BodyTooLargeError, httpGet, type HttpGetOptions, type HttpGetResult } from './http-get';
+import { isRecrawl } from './machine/recrawl';
+import { conditionalHeaders, MemoryPageValidators, type PageValidators } from './page-validators';
+import type { PageArchive } from './warc-writer';
 import { indexableType, unwantedMedia, type IndexableFormat } from './indexable-type';
 import { extractLinks } from './link-extractor';
 import { pageText, preloadPageText } from './page-text';
@@ -49,6 +56,11 @@ export interface CrawlerOptions {
   maxBodyBytes?: number;
   /** Who owns this content? Resolves to the owner URI (the duplicate server's answer), or the page's own URI. */
   checksum: (collection: string, uri: string, csum: Uint8Array) => Promise<string>;
+  /**
+   * On a recrawl, is this the content the index holds for the page already (its checksum is the one this node owns
+   * it with)? Then it is not checked or fed again: a server without validators costs a body, not a feed.
+   */
+  sameContent?: (collection: string, uri: string, csum: Uint8Array) => boolean;
   /** Feeds an owned page; resolves true when it was handed to the feeding client (false: feeding off or suspended). */
   feed: (page: CrawledPage) => Promise<boolean>;
   /** A page whose content another URI owns. */
@@ -56,6 +68,10 @@ export interface CrawlerOptions {
   log?: Logger;
   /** robots.txt unreachable: the first wait before reading it again (default 1 minute, doubling up to 30) */
   robotsRetryMs?: number;
+  /** ETag / Last-Modified per page, for conditional GETs on a recrawl (default: kept in memory) */
+  validators?: PageValidators;
+  /** Keeps every 2xx answer read, with its request (a WARC writer) */
+  archive?: PageArchive;
 }
 
 const afterPoll = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -78,8 +94,10 @@ export class Crawler {
   private readonly getOptions: HttpGetOptions;
   /** a line per page only when asked for: at hundreds of pages a second even building it costs */
   private readonly debug: boolean;
+  readonly validators: PageValidators;
 
   constructor(private readonly opts: CrawlerOptions) {
+    this.validators = opts.validators ?? new MemoryPageValidators();
     this.debug = opts.log?.isLevelEnabled('debug') ?? false;
     const base = { userAgent: opts.userAgent ?? 'esp-crawler', timeoutMs: opts.timeoutMs ?? 30_000, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
     this.getOptions = { ...base, wanted: (media) => !unwantedMedia(media) };
@@ -104,6 +122,11 @@ export class Crawler {
     if (this.scheduled || this.stopped) return;
     this.scheduled = true;
     setImmediate(() => this.pump());
+  }
+
+  /** A crawl round of the collection began: its sites' sitemaps are read again (they may list new pages). */
+  roundStarted(collection: string): void {
+    for (const key of this.sitemapsRead) if (key.startsWith(`${collection} `)) this.sitemapsRead.delete(key);
   }
 
   stop(): void {
@@ -159,13 +182,23 @@ export class Crawler {
       }
       this.readSitemaps(f, url, sitemaps);
       this.fetchCount.set(uri, (this.fetchCount.get(uri) ?? 0) + 1);
+      // a page queued again by a crawl round is asked for only if it changed since its last answer
+      const conditional = isRecrawl(f.entry.uriFlags) ? conditionalHeaders(this.validators.get(f.collection, uri)) : undefined;
+      const getOptions = conditional ? { ...this.getOptions, headers: conditional } : this.getOptions;
       let res: HttpGetResult;
       try {
-        res = await httpGet(url, this.getOptions);
+        res = await httpGet(url, getOptions);
       } catch (err) {
-        if (err instanceof BodyTooLargeError) return m.fetched(f, { kind: 'too_large', maxBytes: err.maxBytes });
+        if (err instanceof BodyTooLargeError) {
+          this.validators.delete(f.collection, uri);
+          return m.fetched(f, { kind: 'too_large', maxBytes: err.maxBytes });
+        }
         throw err;
       }
+      if (res.status === 304 && conditional) return m.fetched(f, { kind: 'unchanged' });
+      // whatever else it answered, the validators of its last answer are of no more use (a fed page gets new ones)
+      if (conditional) this.validators.delete(f.collection, uri);
+      if (res.status === 404 || res.status === 410) return m.fetched(f, { kind: 'gone', status: res.status });
       if (res.status >= 300 && res.status < 400 && res.location) {
         const location = new URL(res.location, url);
         location.hash = '';
@@ -178,6 +211,9 @@ export class Crawler {
       // the same poll phase are read first, and a request due to another site leaves first (undici writes a request
       // to a kept-alive connection in the check phase, from an immediate queued before this one)
       await afterPoll();
+      if (this.opts.archive && !res.skipped) this.opts.archive.record({ uri, date: new Date(), userAgent: this.getOptions.userAgent, requestHeaders: conditional, response: res });
+      // the next round asks with these; taken back below if the page does not reach the index as read
+      this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });
       if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length, contentType: contentTypeHeader }, 'page fetched');
       const type = res.skipped ? { indexable: false as const, reason: `served as ${res.contentType}: body not read` } : await indexableType(contentTypeHeader, body);
       if (!type.indexable) {
@@ -197,13 +233,17 @@ export class Crawler {
         return m.fetched(f, { kind: 'noindex' });
       }
       const checksum = new Uint8Array(createHash('md5').update(body).digest());
+      if (isRecrawl(f.entry.uriFlags) && this.opts.sameContent?.(f.collection, uri, checksum)) return m.fetched(f, { kind: 'unchanged' });
       const crawled: CrawledPage = { collection: f.collection, uri, site: f.site, title: page.title, body, contentType: contentTypeHeader, format: type.format, checksum };
       const ownUri = await this.opts.checksum(f.collection, uri, checksum);
       let fate: PageFate = 'duplicate';
       if (ownUri === uri) fate = (await this.opts.feed(crawled)) ? 'fed' : 'unfed';
       else this.opts.onDuplicate?.(crawled, ownUri);
+      // an unfed page is not in the index: it must be read whole next time, to be fed then
+      if (fate === 'unfed') this.validators.delete(f.collection, uri);
       m.fetched(f, { kind: 'page', links: [], fate });
     } catch (err) {
+      this.validators.delete(f.collection, uri);
       m.fetched(f, { kind: 'error', reason: (err as Error).message });
     }
   }

@@ -18,10 +18,12 @@ const BOMB = gzipSync(Buffer.alloc(64 << 20), { level: 9 });
 let server: Server;
 let base: string;
 const seenAgents: string[] = [];
+const seenEncodings: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seenAgents.push(String(req.headers['user-agent']));
+    seenEncodings.push(String(req.headers['accept-encoding']));
     if (req.url === '/page') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end('<p>hello</p>');
@@ -55,6 +57,10 @@ beforeAll(async () => {
     } else if (req.url === '/wanted-not') {
       res.writeHead(200, { 'content-type': 'image/png' });
       res.end(Buffer.alloc(5000));
+    } else if (req.url === '/cond') {
+      if (req.headers['if-none-match'] === '"v1"') return void res.writeHead(304, { etag: '"v1"' }).end();
+      res.writeHead(200, { 'content-type': 'text/html', etag: '"v1"', 'last-modified': 'Tue, 01 Dec 2026 10:00:00 GMT' });
+      res.end('<p>v1</p>');
     } else if (req.url === '/stall') {
       // headers never come
     } else {
@@ -113,6 +119,17 @@ describe('httpGet', () => {
       // the full header: the charset parameter is the pipeline's to read
       expect(res.contentTypeHeader).toBe('text/html; charset=ISO-8859-1');
     }
+    expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
+    expect(seenEncodings.at(-1)).toBe('gzip, deflate, br');
+  });
+
+  it('a conditional GET: the validators of an answer are given back, sent again they get a 304 with no body', async () => {
+    const first = await httpGet(new URL('/cond', base), opts);
+    expect([first.status, first.etag, first.lastModified]).toEqual([200, '"v1"', 'Tue, 01 Dec 2026 10:00:00 GMT']);
+    const again = await httpGet(new URL('/cond', base), { ...opts, headers: { 'if-none-match': first.etag! } });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    // the connection serves the next request
     expect((await httpGet(new URL('/page', base), opts)).status).toBe(200);
   });
 

@@ -28,6 +28,8 @@ export interface HttpGetOptions {
   truncate?: boolean;
   /** for a 2xx answer of this media type, is the body worth reading? (default yes); if not it is discarded */
   wanted?: (media: string) => boolean;
+  /** extra request headers (a conditional GET's If-None-Match / If-Modified-Since) */
+  headers?: Record<string, string>;
 }
 
 export interface HttpGetResult {
@@ -44,6 +46,11 @@ export interface HttpGetResult {
   robotsTag?: string;
   /** the body was not read: `wanted` said its media type is of no use */
   skipped?: boolean;
+  /** the ETag and Last-Modified headers, for a conditional GET of the page later (page-validators.ts) */
+  etag?: string;
+  lastModified?: string;
+  /** every response header as undici gives them (names in lower case), for an archive of the exchange */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export class BodyTooLargeError extends Error {
@@ -70,22 +77,23 @@ const EMPTY = new Uint8Array(0);
 export async function httpGet(url: URL, opts: HttpGetOptions): Promise<HttpGetResult> {
   const res = await request(url, {
     method: 'GET',
-    headers: { 'user-agent': opts.userAgent, 'accept-encoding': ACCEPT_ENCODING },
+    headers: opts.headers ? { ...opts.headers, 'user-agent': opts.userAgent, 'accept-encoding': ACCEPT_ENCODING } : { 'user-agent': opts.userAgent, 'accept-encoding': ACCEPT_ENCODING },
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
   });
   const location = header(res.headers['location']);
   const contentTypeHeader = header(res.headers['content-type'])?.trim() ?? '';
   const contentType = mediaType(contentTypeHeader);
+  const headers = res.headers;
   if (res.statusCode < 200 || res.statusCode >= 300) {
     // free the connection for the next request without reading what nobody will use
     await res.body.dump();
-    return { status: res.statusCode, location, contentType, contentTypeHeader, body: EMPTY };
+    return { status: res.statusCode, location, contentType, contentTypeHeader, body: EMPTY, headers };
   }
   if (opts.wanted && !opts.wanted(contentType)) {
     // dump() reads a little (a short body keeps its connection), then closes the connection
     await res.body.dump().catch(() => undefined);
-    return { status: res.statusCode, location, contentType, contentTypeHeader, body: EMPTY, skipped: true };
+    return { status: res.statusCode, location, contentType, contentTypeHeader, body: EMPTY, skipped: true, headers };
   }
   const declared = Number(header(res.headers['content-length']) ?? NaN);
   // a compressed body this long decompresses to more still
@@ -101,7 +109,7 @@ export async function httpGet(url: URL, opts: HttpGetOptions): Promise<HttpGetRe
   const body = encodings.length === 0 ? await readBounded(res.body, opts.maxBodyBytes, opts.truncate) : await decodeBounded(res.body, encodings, opts.maxBodyBytes, opts.truncate);
   const tag = res.headers['x-robots-tag'];
   const robotsTag = Array.isArray(tag) ? tag.join(', ') : tag;
-  return { status: res.statusCode, location, contentType, contentTypeHeader, body, robotsTag };
+  return { status: res.statusCode, location, contentType, contentTypeHeader, body, robotsTag, etag: header(headers['etag']), lastModified: header(headers['last-modified']), headers };
 }
 
 /** "text/html; charset=ISO-8859-1" -> "text/html". */

@@ -9,6 +9,7 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { startNodeScheduler } from './node-scheduler';
+import { WarcWriter } from './warc-writer';
 import { warmUp } from './warm-up';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -33,8 +34,9 @@ const mw = await Middleware.connect({ name: 'node-scheduler', servers: cli.nats,
   log.fatal({ err: err.message }, 'cannot connect to NATS');
   process.exit(1);
 });
-const ns = await startNodeScheduler(mw, { ...cli, log });
-log.info({ address: ns.address, mns: cli.mns, dup: cli.dup, feed: cli.feed }, 'ready');
+const warc = cli.warc === undefined ? undefined : await WarcWriter.open({ dir: cli.warc, prefix: cli.nodeId, maxFileBytes: cli.warcMaxBytes, log });
+const ns = await startNodeScheduler(mw, { ...cli, archive: warc, log });
+log.info({ address: ns.address, mns: cli.mns, dup: cli.dup, feed: cli.feed, warc: cli.warc }, 'ready');
 
 // a line per collection every 2 s while crawling: what tests and operators watch
 const progress = setInterval(() => {
@@ -46,5 +48,6 @@ progress.unref();
 
 stopOnSignals(log, async () => {
   await ns.stop();
+  await warc?.close();
   await mw.close();
 });

@@ -120,7 +120,7 @@ describe('node scheduler', () => {
     ];
     for (const o of outcomes) r.m.fetched(r.m.nextFetch()!, o);
     r.m.feedFailed('web');
-    expect(r.m.stats('web')).toEqual({ fetched: 5, fed: 1, duplicates: 1, unfed: 1, excluded_type: 1, excluded_size: 1, noindex: 0, excluded: 0, errors: 1, redirects: 0, feed_failed: 1 });
+    expect(r.m.stats('web')).toEqual({ fetched: 5, fed: 1, duplicates: 1, unfed: 1, excluded_type: 1, excluded_size: 1, noindex: 0, excluded: 0, errors: 1, redirects: 0, feed_failed: 1, unchanged: 0, removed: 0 });
   });
 
   it('a refused site is blocked for 30 minutes with its entries kept, then asked again', () => {

@@ -11,7 +11,8 @@
  * A site is crawled only after CMD_UM_START_CRAWL_IP allowed its IP (asked once per site, with the IP from the
  * route's addrinfo or a CMD_UM_DNS_REQUEST); a refusal blocks the site for 30 minutes and puts its entries back at
  * the front. One request at a time per site, `delay` apart. Links to sites not routed to this node go to the
- * multinode scheduler; a site whose queue ran dry is released with CMD_UM_STOP_CRAWL_IP.
+ * multinode scheduler; a site whose queue ran dry is released with CMD_UM_STOP_CRAWL_IP. A refresh (the command or
+ * the collection's `refresh` interval) starts a crawl round: the known pages are fetched again (machine/recrawl.ts).
  */
 import {
   readFscmtNodeSchedulerMessage,
@@ -25,11 +26,12 @@ import type { Clock, TimerHandle } from '@esp/timers';
 import { CollectionCommands } from './machine/collection-commands';
 import { CollectionTable } from './machine/collection-table';
 import { CrawlQueue } from './machine/crawl-queue';
-import { takeStatsDelta, type CrawlStats } from './machine/crawl-stats';
+import { PROGRESS_KEY, takeProgress, takeStatsDelta, type CrawlStats } from './machine/crawl-stats';
 import type { Fetch, FetchOutcome } from './machine/fetch';
 import { FetchReports } from './machine/fetch-reports';
 import { FetchTurns } from './machine/fetch-turns';
 import { MnsLink } from './machine/mns-link';
+import { Recrawl } from './machine/recrawl';
 import { RouteTable } from './machine/route-table';
 import { SiteCommands } from './machine/site-commands';
 import { SitePermissions } from './machine/site-permissions';
@@ -43,6 +45,8 @@ export { BLOCK_MS } from './machine/site-permissions';
 export const QUARANTINE_TICK_MS = 5_000;
 export const DEFAULT_KEEPALIVE_MS = 120_000;
 export const DEFAULT_STATS_MS = 60_000;
+/** How often the collections' `refresh` intervals are looked at. */
+export const REFRESH_TICK_MS = 1_000;
 
 export interface NodeSchedulerEvents {
   /** A collection was added / updated: the duplicate server gets its configuration. */
@@ -52,6 +56,8 @@ export interface NodeSchedulerEvents {
   /** Delete these URIs from the index (delete site / URIs). */
   onDelete?: (collection: string, uris: string[]) => void;
   onReprocess?: (collection: string, uris: string[]) => void;
+  /** A crawl round began (CMD_ADM_CONF_REFRESH or the `refresh` interval): the known pages are queued again. */
+  onRound?: (collection: string) => void;
   onFeedingSuspend?: (collection: string, suspended: boolean) => void;
   /** Work may be available (the crawler wakes up). */
   onWork?: () => void;
@@ -82,6 +88,7 @@ export class NodeSchedulerMachine {
   private readonly reports: FetchReports;
   private readonly siteCommands: SiteCommands;
   private readonly collectionCommands: CollectionCommands;
+  private readonly recrawl: Recrawl;
   private readonly timers: TimerHandle[] = [];
 
   /** Empty until `connect`: the parts that act on the events are built after the machine, since they use it. */
@@ -93,12 +100,14 @@ export class NodeSchedulerMachine {
     // the events are read when they fire: `connect` sets them after the parts are built
     const work = (): void => this.events.onWork?.();
     const mns = (this.mns = new MnsLink({ nodeId, mns: opts.mns, send: opts.send, xmlrpc: opts.xmlrpc, resendRequests: () => this.permissions.resendPending(), log }));
-    const collections = (this.collections = new CollectionTable({ mns, onConfig: (name, dspec) => this.events.onConfig?.(name, dspec), log }));
+    const collections = (this.collections = new CollectionTable({ mns, onConfig: (name, dspec) => this.events.onConfig?.(name, dspec), now: () => clock.now(), log }));
     const routes = (this.routes = new RouteTable(clock));
     const permissions = (this.permissions = new SitePermissions({ clock, mns, routes, collections, ipKey: opts.ipKey, work, log }));
     const queue = (this.queue = new CrawlQueue({ nodeId, collections, routes, mns, permissions, work, log }));
     const turns = (this.turns = new FetchTurns({ clock, collections, permissions, work }));
-    this.reports = new FetchReports({ clock, collections, queue, turns, permissions, work, log });
+    const onDelete = (collection: string, uris: string[]): void => this.events.onDelete?.(collection, uris);
+    this.reports = new FetchReports({ clock, collections, queue, turns, permissions, onDelete, work, log });
+    const recrawl = (this.recrawl = new Recrawl({ nodeId, clock, collections, queue, routes, onRound: (name) => this.events.onRound?.(name), onDelete, log }));
     this.collectionCommands = new CollectionCommands({
       collections,
       queue,
@@ -108,13 +117,14 @@ export class NodeSchedulerMachine {
       work,
       onFeedingSuspend: (collection, suspended) => this.events.onFeedingSuspend?.(collection, suspended),
       onRemove: (collection, uris) => this.events.onRemove?.(collection, uris),
+      refresh: (collection, mask, subcollection) => recrawl.refresh(collection, mask, subcollection),
       log,
     });
     this.siteCommands = new SiteCommands({
       clock,
       collections,
       permissions,
-      onDelete: (collection, uris) => this.events.onDelete?.(collection, uris),
+      onDelete,
       onReprocess: (collection, uris) => this.events.onReprocess?.(collection, uris),
     });
   }
@@ -130,6 +140,7 @@ export class NodeSchedulerMachine {
     this.mns.init();
     this.every(this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS, () => this.mns.keepaliveRound());
     this.every(QUARANTINE_TICK_MS, () => this.quarantineTimeout());
+    this.every(REFRESH_TICK_MS, () => this.recrawl.due());
     this.every(this.opts.statsMs ?? DEFAULT_STATS_MS, () => this.statistics());
   }
 
@@ -282,9 +293,16 @@ export class NodeSchedulerMachine {
     this.events.onWork?.();
   }
 
-  /** 3.1.6: each CMD_UM_STAT carries the counters' change since the previous one, not the totals. */
+  /**
+   * 3.1.6: each CMD_UM_STAT carries the counters' change since the previous one, not the totals; beside them (under
+   * PROGRESS_KEY) what is queued and in flight now, which tells the multinode scheduler when the crawl is done.
+   */
   private statistics(): void {
-    for (const c of this.collections.values()) this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats: takeStatsDelta(c) });
+    for (const c of this.collections.values()) {
+      const stats = takeStatsDelta(c);
+      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c)]);
+      this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
+    }
   }
 
   private every(ms: number, fn: () => void): void {

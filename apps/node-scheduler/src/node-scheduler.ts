@@ -18,6 +18,8 @@ import { connectDuplicateServer, ownerOf } from './duplicate-link';
 import { NodeSchedulerMachine } from './node-scheduler-machine';
 import { pageDocument } from './page-document';
 import { PageOwnership } from './page-ownership';
+import type { PageValidators } from './page-validators';
+import type { PageArchive } from './warc-writer';
 
 export interface NodeSchedulerOptions {
   cluster: string;
@@ -41,6 +43,10 @@ export interface NodeSchedulerOptions {
   maxBodyBytes?: number;
   keepaliveMs?: number;
   statsMs?: number;
+  /** ETag / Last-Modified per page for conditional recrawls (default: in memory) */
+  validators?: PageValidators;
+  /** Where every page read is archived (a WARC writer) */
+  archive?: PageArchive;
   clock?: Clock;
   log?: Logger;
 }
@@ -83,9 +89,15 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     userAgent: opts.userAgent,
     concurrency: opts.concurrency,
     maxBodyBytes: opts.maxBodyBytes,
+    validators: opts.validators,
+    archive: opts.archive,
     log,
     checksum: (collection, uri, csum) => ownerOf(dup.link, collection, uri, csum, log),
+    sameContent: (collection, uri, csum) => ownership.ownsWith(collection, uri, csum),
     feed: async (page) => {
+      // a page fed again with new content: its old content is no longer owned here (its copies elsewhere get promoted)
+      const before = ownership.disown(page.collection, page.uri);
+      if (before && Buffer.compare(before, page.checksum) !== 0) dup.link.remove(page.collection, page.uri, before).catch((err: Error) => log?.warn({ uri: page.uri, err: err.message }, 'PPDUP_REMOVE failed'));
       ownership.own(page.collection, page.uri, page.checksum);
       if (!feeders.feeding(page.collection)) return false;
       await feeders.feed(page.collection, [pageDocument(page, opts.nodeId)]);
@@ -104,6 +116,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       dup.link.confRemove(collection);
       await feeders.feed(collection, removes(uris)).catch(() => undefined);
       ownership.forget(collection);
+      crawler.validators.forgetCollection(collection);
       dup.link.confRemove2(collection);
     },
     onDelete: (collection, uris) => {
@@ -115,6 +128,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     },
     // reprocess: no crawl store keeps page bodies, so the pages are fetched again and fed again (3.1.5.14)
     onReprocess: (collection, uris) => machine.promote(collection, uris),
+    onRound: (collection) => crawler.roundStarted(collection),
     onFeedingSuspend: (collection, suspended) => feeders.setSuspended(collection, suspended),
   });
   await endpoint.listen((batch) => {

@@ -20,6 +20,12 @@ export class PageOwnership {
     mine.set(uri, csum);
   }
 
+  /** Is the page owned here with this checksum? */
+  ownsWith(collection: string, uri: string, csum: Uint8Array): boolean {
+    const mine = this.owned.get(collection)?.get(uri);
+    return mine !== undefined && Buffer.compare(mine, csum) === 0;
+  }
+
   /** Forgets an owned page; its checksum, or undefined when this node did not own it. */
   disown(collection: string, uri: string): Uint8Array | undefined {
     const mine = this.owned.get(collection);

@@ -157,6 +157,8 @@ describe('crawling a site with large pages, stylesheets, images, Latin-1 and com
       errors: 0,
       redirects: 0,
       feed_failed: 0,
+      unchanged: 0,
+      removed: 0,
     });
   }, 60_000);
 });

@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildFscmtNodeSchedulerMessage, FswcuDict, fswcuBytes, type FscmtNodeSchedulerMessage, type FswcuValue } from '@esp/codecs';
+import { buildFscmtNodeSchedulerMessage, FswcuDict, fswcuBytes, readFscmtMultinodeSchedulerMessage, type FscmtNodeSchedulerMessage, type FswcuValue } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
 import { waitFor } from '@esp/testing';
 import { systemClock } from '@esp/timers';
@@ -66,6 +66,12 @@ export function html(res: ServerResponse, body: string | Uint8Array, type = 'tex
 
 export interface CrawlRun {
   fed: Map<string, CrawledPage>;
+  /** every URI handed to `feed`, in order (a page fed again appears again) */
+  feeds: string[];
+  /** URIs the machine asked to delete from the index */
+  deleted: string[];
+  /** a message from the multinode scheduler */
+  recv(msg: FscmtNodeSchedulerMessage): void;
   machine: NodeSchedulerMachine;
   crawler: Crawler;
   stop(): void;
@@ -83,9 +89,16 @@ export interface CrawlSitesOptions {
 
 /** Starts a crawl of `start` (every site routed to this node and allowed); `waitIdle` waits until it is over. */
 export function crawlSites(o: CrawlSitesOptions): CrawlRun {
-  const machine = new NodeSchedulerMachine({ nodeId: 'n1', mns: 'mns', clock: systemClock, ipKey: 'ip-port', send: () => undefined });
+  // a site that asks for its IP again (released after a crawl round, asked again by the next) is allowed at once
+  const send = (_to: string, dict: FswcuDict): void => {
+    const msg = readFscmtMultinodeSchedulerMessage(dict);
+    if (msg.command === 'CMD_UM_START_CRAWL_IP') setImmediate(() => recv({ command: 'CMD_UM_START_CRAWL_IP', dspecName: msg.dspecName, data: { ...msg.data, allowed: true } }));
+  };
+  const machine = new NodeSchedulerMachine({ nodeId: 'n1', mns: 'mns', clock: systemClock, ipKey: 'ip-port', send });
   const recv = (msg: FscmtNodeSchedulerMessage): void => machine.handle('mns', buildFscmtNodeSchedulerMessage(msg), 0);
   const fed = new Map<string, CrawledPage>();
+  const feeds: string[] = [];
+  const deleted: string[] = [];
   const owners = new Map<string, string>();
   const crawler = new Crawler({
     machine,
@@ -98,12 +111,20 @@ export function crawlSites(o: CrawlSitesOptions): CrawlRun {
       if (!owners.has(key)) owners.set(key, uri);
       return Promise.resolve(owners.get(key) as string);
     },
+    // as the node scheduler does with what it owns: a recrawled page with the checksum it was fed with is not fed again
+    sameContent: (_c, uri, csum) => fed.get(uri) !== undefined && Buffer.compare(fed.get(uri)!.checksum, csum) === 0,
     feed: (page) => {
       fed.set(page.uri, page);
+      feeds.push(page.uri);
       return Promise.resolve(true);
     },
   });
-  machine.connect({ onWork: () => crawler.wake() });
+  machine.connect({
+    onWork: () => crawler.wake(),
+    onDelete: (_c, uris) => deleted.push(...uris),
+    onRound: (c) => crawler.roundStarted(c),
+    onReprocess: (c, uris) => machine.promote(c, uris),
+  });
   const dspec = new FswcuDict((o.dspec ?? [['delay', 0]]).map(([k, v]) => [fswcuBytes(k), v]));
   recv({ command: 'CMD_ADM_CONF_ADD', dspecName: 'web', dspec, epoch: 1 });
   for (const s of o.sites) {
@@ -114,6 +135,9 @@ export function crawlSites(o: CrawlSitesOptions): CrawlRun {
   crawler.wake();
   return {
     fed,
+    feeds,
+    deleted,
+    recv,
     machine,
     crawler,
     stop: () => {
@@ -125,8 +149,13 @@ export function crawlSites(o: CrawlSitesOptions): CrawlRun {
 
 /** Waits until nothing is queued or in flight, then stops the crawl. */
 export async function waitIdle(run: CrawlRun, timeoutMs = 20_000): Promise<void> {
-  await waitFor(() => (run.machine.idle && run.crawler.inFlight === 0 ? true : undefined), { timeoutMs, what: 'the crawl to be over' });
+  await untilIdle(run, timeoutMs);
   run.stop();
+}
+
+/** Waits until nothing is queued or in flight; the crawl goes on (another round may be started). */
+export async function untilIdle(run: CrawlRun, timeoutMs = 20_000): Promise<void> {
+  await waitFor(() => (run.machine.idle && run.crawler.inFlight === 0 ? true : undefined), { timeoutMs, what: 'the crawl to be over' });
 }
 
 /** A logger that keeps the lines it is given, for asserting on them. */

@@ -12,8 +12,8 @@ describe('ppp-gateway cli', () => {
     expect(parseCli([], { NATS_URL: 'nats://h:4222' })).toMatchObject({
       kind: 'run',
       nats: ['nats://h:4222'],
-      frontend: 'tcp://*:5555',
-      backend: 'tcp://*:5556',
+      frontend: 'tcp://127.0.0.1:5555',
+      backend: 'tcp://127.0.0.1:5556',
       heartbeatMs: 1000,
       liveness: 3,
       queue: false,

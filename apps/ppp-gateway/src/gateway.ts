@@ -10,6 +10,8 @@ import type { Logger } from '@esp/logging';
 import type { RawBus } from '@esp/middleware';
 import { decodeFrames, encodeFrames, parsePppMessage, parseReply, parseRequest, pppSubjects, PppError } from '@esp/ppp';
 import { Router } from 'zeromq';
+import type { CurveKeyPair } from './curve-keys';
+import { startZapHandler } from './zap-handler';
 
 export interface GatewayOptions {
   service: string;
@@ -19,6 +21,8 @@ export interface GatewayOptions {
   liveness: number;
   requestTimeoutMs: number;
   maxInflight: number;
+  /** CURVE on both sockets (RFC 26): the gateway's key pair, and the client public keys admitted (all if none). */
+  curve?: { keys: CurveKeyPair; clients?: Set<string> };
   log: Logger;
 }
 
@@ -49,8 +53,10 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 export async function startGateway(bus: RawBus, opts: GatewayOptions): Promise<Gateway> {
   const { log } = opts;
   const subjects = pppSubjects(opts.service);
-  const frontend = new Router();
-  const backend = new Router();
+  const zap = opts.curve ? await startZapHandler(opts.curve.clients, log) : undefined;
+  const curve = opts.curve ? { curveServer: true, curveSecretKey: opts.curve.keys.secretKey, zapDomain: 'ppp' } : {};
+  const frontend = new Router(curve);
+  const backend = new Router(curve);
   await frontend.bind(opts.frontend);
   await backend.bind(opts.backend);
   const toClient = sender(frontend, log);
@@ -159,6 +165,7 @@ export async function startGateway(bus: RawBus, opts: GatewayOptions): Promise<G
       clearInterval(sweep);
       frontend.close();
       backend.close();
+      zap?.stop();
       await Promise.allSettled([backendLoop, frontendLoop]);
       await Promise.allSettled([...peers.values()].map((p) => p.unsubscribe.then((u) => u())));
       peers.clear();

@@ -10,6 +10,7 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { PppQueue } from '@esp/ppp';
 import { parseCli } from './cli';
+import { CurveKeyError, loadClientKeys, loadOrCreateKeyPair } from './curve-keys';
 import { startGateway } from './gateway';
 
 const cli = parseCli(process.argv.slice(2), process.env);
@@ -23,12 +24,25 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('ppp-gateway', { service: cli.service });
-const mw = await Middleware.connect({ name: 'ppp-gateway', servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'ppp-gateway', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });
+let curve;
+try {
+  if (cli.curveKey !== undefined) {
+    const { keys, created } = loadOrCreateKeyPair(cli.curveKey);
+    curve = { keys, clients: cli.curveClients === undefined ? undefined : loadClientKeys(cli.curveClients) };
+    log.info({ key_file: cli.curveKey, created, public_key: keys.publicKey, clients: curve.clients?.size ?? 'any' }, 'CURVE on');
+  }
+} catch (err) {
+  if (!(err instanceof CurveKeyError)) throw err;
+  log.fatal({ err: err.message }, 'cannot start');
+  await mw.close();
+  process.exit(2);
+}
 const queue = cli.queue ? await PppQueue.start(mw.bus, { service: cli.service, heartbeatMs: cli.heartbeatMs, liveness: cli.liveness, log }) : undefined;
-const gateway = await startGateway(mw.bus, { ...cli, log }).catch((err: Error) => {
+const gateway = await startGateway(mw.bus, { ...cli, curve, log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot bind the ZeroMQ endpoints');
   process.exit(1);
 });

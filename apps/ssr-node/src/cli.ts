@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: ssr-node --name <instance> [options]
 
@@ -19,10 +19,12 @@ Options:
   --no-replication           no buddy replication (benchmark baseline)
   --state-file <path>        save the caches here on SIGTERM (after quiescence), reload them on start (2.22.1)
   -h, --help                 show this help
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export interface NodeCli {
   nats: string[];
+  security: NatsSecurity;
   cluster: string;
   name: string;
   heartbeatMs: number;
@@ -40,6 +42,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult<Node
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       cluster: { type: 'string' },
       name: { type: 'string' },
       'heartbeat-ms': { type: 'string' },
@@ -58,6 +61,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult<Node
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   if (!values.name || !/^[A-Za-z0-9_-]{1,64}$/.test(values.name)) return { kind: 'error', message: '--name is required: 1..64 letters, digits, _ or -' };
   const ints: Record<string, number | undefined> = {};
   const specs: [string, number | undefined][] = [
@@ -80,6 +85,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliResult<Node
   return {
     kind: 'run',
     nats: natsServers(values.nats, env),
+    security,
     cluster: values.cluster ?? 'default',
     name: values.name,
     heartbeatMs: ints['heartbeat-ms'] as number,

@@ -26,7 +26,7 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('ssr-node', { node: cli.name, cluster: cli.cluster });
-const mw = await Middleware.connect({ name: `ssr-${cli.name}`, servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: `ssr-${cli.name}`, servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot connect');
   process.exit(1);
 });

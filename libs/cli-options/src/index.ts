@@ -10,6 +10,7 @@
  * entryNodeArgs(entry) is how a supervisor runs an app: from source with tsx, or its build (./entry-command).
  */
 export { integerOption, list, natsServers } from './options';
+export { natsSecurity, NATS_SECURITY_OPTIONS, NATS_SECURITY_HELP, NATS_SECURITY_ENV, type NatsSecurity } from './nats-security';
 export { tryParseArgs, type CliResult } from './command-line';
 export { stopOnSignals, type StopLog, type StopOnSignalsOptions } from './stop-on-signals';
 export { useNonIncrementalMarking } from './gc-mode';

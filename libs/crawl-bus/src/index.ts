@@ -18,3 +18,4 @@ export {
 export { KeepaliveOutbox, DEFAULT_MAX_OUTBOX } from './keepalive-outbox';
 export { crawlControlSubject, decodeCrawlControl, encodeCrawlControl, type CrawlControl } from './crawl-control';
 export { crawlStartUris } from './start-uris';
+export { crawlAdminAor, crawlAdminSubject } from './crawl-admin';

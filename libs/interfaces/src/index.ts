@@ -15,3 +15,4 @@ export * from './name-server';
 export * from './processing';
 export * from './feeding';
 export * from './configservice';
+export * from './crawl';

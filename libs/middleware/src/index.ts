@@ -13,6 +13,7 @@ export { NameServerClient } from './name-server-client';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
 export { serveNameServer } from './name-server-host';
 export { bindOrTakeOver, NameHeld, NameContended, type BindOrTakeOverOptions } from './bind-or-take-over';
+export { NatsCredentialsError, natsAuthOptions, type NatsAuthOptions } from './nats-auth';
 export { RawBus, type RawMessage } from './raw-bus';
 export { BlobStore, BlobError, DEFAULT_BLOB_TTL_MS, type BlobStoreOptions } from './blob-store';
 export { packValue, unpackValue } from './wire-envelope';

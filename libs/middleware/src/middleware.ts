@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { aorSchema, type Aor, type Implementation, type InterfaceDef, type ProxyOf } from '@esp/interfaces';
+import { natsSecurity, type NatsSecurity } from '@esp/cli-options';
 import { createLogger, type Logger } from '@esp/logging';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { BlobStore, type BlobStoreOptions } from './blob-store';
 import { createProxy, type ProxyOptions } from './client-proxy';
+import { natsAuthOptions, NatsCredentialsError } from './nats-auth';
 import { NameServerClient } from './name-server-client';
 import { ServerObject, type ServerObjectOptions } from './server-object';
 import { RawBus } from './raw-bus';
@@ -21,6 +23,8 @@ export interface MiddlewareOptions {
   timeoutMs?: number;
   /** Keep trying when NATS is not up yet (default false: fail at once with a clear error). */
   waitForServer?: boolean;
+  /** Credentials and TLS (default: from the environment, $NATS_USER, $NATS_CREDS, $NATS_CA... see @esp/cli-options). */
+  security?: NatsSecurity;
 }
 
 export interface ActivateOptions extends ServerObjectOptions {
@@ -62,10 +66,14 @@ export class Middleware {
   static async connect(opts: MiddlewareOptions): Promise<Middleware> {
     const log = opts.logger ?? createLogger(opts.name);
     const servers = opts.servers ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+    const security = opts.security ?? natsSecurity({}, process.env);
+    if (typeof security === 'string') throw new NatsCredentialsError(security);
+    const auth = natsAuthOptions(security, servers);
     let nc: NatsConnection;
     try {
       nc = await connect({
         servers,
+        ...auth,
         name: opts.name,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
@@ -76,7 +84,9 @@ export class Middleware {
         noAsyncTraces: true,
       });
     } catch (err) {
-      throw new Error(`cannot connect to NATS at ${String(servers)}: ${(err as Error).message}. Is nats-server running?`, { cause: err });
+      const refused = /authori[sz]ation|authentication/i.test((err as Error).message);
+      const hint = refused ? 'Check the NATS credentials (--nats-user, --nats-creds... or $NATS_USER, $NATS_CREDS...).' : 'Is nats-server running?';
+      throw new Error(`cannot connect to NATS at ${String(servers)}: ${(err as Error).message}. ${hint}`, { cause: err });
     }
     void (async () => {
       for await (const s of nc.status()) {
@@ -116,6 +126,11 @@ export class Middleware {
   /** A typed proxy of the object at `aor`. */
   proxy<I extends InterfaceDef>(iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
     return createProxy(this.nc, iface, aor, objectSubject(aor.host, aor.port, aor.object_id), { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+  }
+
+  /** A typed proxy of an object activated on an explicit subject (activateAt): a well-known service address. */
+  proxyAt<I extends InterfaceDef>(subject: string, iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
+    return createProxy(this.nc, iface, aor, subject, { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
   }
 
   /**

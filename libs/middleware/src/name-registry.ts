@@ -78,8 +78,20 @@ export class NameRegistry implements Implementation<typeof nameServerInterface> 
       const current = await this.kv.get(key);
       if (!current || current.operation !== 'PUT') continue; // removed in between: try to create again
       const stored = decodeStored(current.value);
-      if (stored && sameAor(stored.aor, bound)) return { revision: current.revision };
-      if (stored && rebind && sameObject(stored.aor, bound)) {
+      if (!stored) {
+        // not a binding (written around the name server): nobody holds the name, so this bind takes it
+        this.log.warn({ name, interface_type: aor.interface_type, revision: current.revision, bytes: current.value.length }, 'a value that is not a binding was replaced');
+        try {
+          const revision = await this.kv.update(key, value, current.revision);
+          this.log.info({ name, interface_type: aor.interface_type, object: aor.object_id, host: aor.host, port: aor.port, revision }, 'bound');
+          return { revision };
+        } catch (err) {
+          if (!isRevisionConflict(err)) throw err;
+          continue;
+        }
+      }
+      if (sameAor(stored.aor, bound)) return { revision: current.revision };
+      if (rebind && sameObject(stored.aor, bound)) {
         try {
           const revision = await this.kv.update(key, value, current.revision);
           this.log.info({ name, interface_type: aor.interface_type, revision }, 'rebound');
@@ -89,11 +101,13 @@ export class NameRegistry implements Implementation<typeof nameServerInterface> 
           continue;
         }
       }
-      const holder = stored?.aor;
-      throw new AlreadyBound(
-        `${name} (${aor.interface_type}) is already bound${holder ? ` to ${holder.object_id} at ${holder.host}:${holder.port}` : ''}`,
-        { name, interface_type: aor.interface_type, revision: current.revision, ...(holder ? { aor: holder } : {}) },
-      );
+      const holder = stored.aor;
+      throw new AlreadyBound(`${name} (${aor.interface_type}) is already bound to ${holder.object_id} at ${holder.host}:${holder.port}`, {
+        name,
+        interface_type: aor.interface_type,
+        revision: current.revision,
+        aor: holder,
+      });
     }
     throw new AlreadyBound(`${name} (${aor.interface_type}): the binding kept changing; try again`, { name, interface_type: aor.interface_type });
   }
@@ -101,6 +115,7 @@ export class NameRegistry implements Implementation<typeof nameServerInterface> 
   async resolve(name: string, interfaceType: string, interfaceVersion: string): Promise<Binding> {
     const entry = await this.kv.get(bindingKey(name, interfaceType));
     const stored = entry && entry.operation === 'PUT' ? decodeStored(entry.value) : undefined;
+    if (entry && entry.operation === 'PUT' && !stored) this.log.warn({ name, interface_type: interfaceType, revision: entry.revision }, 'a value that is not a binding was skipped: the next bind replaces it');
     if (!entry || !stored) {
       throw new ResolveException(`nothing is bound as ${name} (${interfaceType})`, { name, interface_type: interfaceType });
     }

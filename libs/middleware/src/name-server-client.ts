@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { createProxy } from './client-proxy';
 import { parseBindingKey } from './name-key';
 import type { BindingChange } from './name-registry';
-import { NAME_BUCKET, nameServerSubject } from './subjects';
+import { NAME_BUCKET, nameServerSubject, nameWriteSubject } from './subjects';
 
 const NAME_SERVER_AOR: Aor = {
   name: 'fsmw/nameserver',
@@ -25,6 +25,7 @@ const NAME_SERVER_AOR: Aor = {
  */
 export class NameServerClient {
   private readonly proxy: ProxyOf<typeof nameServerInterface>;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -33,10 +34,16 @@ export class NameServerClient {
     timeoutMs: number,
   ) {
     this.proxy = createProxy(nc, nameServerInterface, NAME_SERVER_AOR, nameServerSubject(), { timeoutMs });
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** Writes of a name go to its own subject (subjects.ts): the bus's permissions decide who may make them. */
+  private writer(name: string): ProxyOf<typeof nameServerInterface> {
+    return createProxy(this.nc, nameServerInterface, NAME_SERVER_AOR, nameWriteSubject(name), { timeoutMs: this.timeoutMs });
   }
 
   bind(name: string, aor: Aor, opts: { rebind?: boolean } = {}): Promise<{ revision: number }> {
-    return this.proxy.bind(name, aor, opts.rebind ?? false);
+    return this.writer(name).bind(name, aor, opts.rebind ?? false);
   }
 
   resolve(name: string, interfaceType: string, interfaceVersion: string): Promise<Binding> {
@@ -51,7 +58,7 @@ export class NameServerClient {
 
   /** Removes the binding if it is still at `revision` (omit it to remove whatever is bound). */
   unbind(name: string, interfaceType: string, revision: number | null = null): Promise<{ removed: boolean; revision: number | null }> {
-    return this.proxy.unbind(name, interfaceType, revision);
+    return this.writer(name).unbind(name, interfaceType, revision);
   }
 
   list(prefix = ''): Promise<Binding[]> {

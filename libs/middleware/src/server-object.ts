@@ -36,6 +36,12 @@ export interface ServerObjectOptions {
    * master's session_factory): a stale holder stops serving at once, without waiting for an unsubscribe.
    */
   refuse?: () => SystemException | undefined;
+  /**
+   * Asked for every call once its arguments are valid, with the subject it arrived on (a wildcard subscription
+   * serves many): an exception returned is the answer. The name server checks there that a write names the name
+   * of its subject, so NATS permissions on subjects are permissions on names.
+   */
+  admit?: (method: string, args: readonly unknown[], subject: string) => SystemException | undefined;
 }
 
 /**
@@ -149,6 +155,8 @@ export class ServerObject<I extends InterfaceDef> {
         }),
       );
     }
+    const refusal = this.opts.admit?.(req.method, checked.args, msg.subject);
+    if (refusal) return this.fail(msg, refusal);
     if (this.inFlight >= this.maxInFlight) {
       return this.fail(msg, new ServerBusy(`${this.iface.type} has ${this.inFlight} calls in flight; retry shortly`));
     }

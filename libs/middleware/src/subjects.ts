@@ -23,6 +23,18 @@ export function nameServerSubject(): string {
   return `${PREFIX}.ns.rpc`;
 }
 
+/**
+ * Where bind and unbind of a name go: esp.ns.w.<one token per path segment of the name>. Writes are on their own
+ * subjects, a name's path in the subject, so that NATS permissions decide who may change which names
+ * (esp.ns.w.esp.subsystems.processing.> for the distributors) while anyone may resolve on esp.ns.rpc.
+ */
+export function nameWriteSubject(name: string): string {
+  return `${PREFIX}.ns.w.${name.split('/').map(subjectToken).join('.')}`;
+}
+
+/** Every name's write subject: what the name servers serve. */
+export const NAME_WRITE_SUBJECTS = `${PREFIX}.ns.w.>`;
+
 export const NAME_SERVER_QUEUE = 'esp-name-server';
 
 /** JetStream KV bucket that holds the bindings. */

@@ -17,6 +17,7 @@ export { startNats, type TestNats } from './start-nats';
 export { waitFor } from './wait-for';
 export { ChildService, type ChildServiceOptions } from './child-service';
 export { LocalWebSites, type LocalWebSitesOptions } from './local-web-sites';
+export { BIG_PAGE_BYTES, EXTRAS_CRAWL_DELAY_SECONDS } from './local-web-site-extras';
 export { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate';
 export { generateRealCorpus, CORPUS_DOCUMENT_LIMIT_BYTES, OVERSIZE_BYTES, type RealCorpusOptions } from './real-corpus';
 export {

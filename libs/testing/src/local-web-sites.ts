@@ -13,6 +13,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { LocalWebSiteExtras } from './local-web-site-extras';
 import { tinyPng } from './png';
 
 export interface LocalWebSitesOptions {
@@ -33,6 +35,12 @@ export interface LocalWebSitesOptions {
    * its own. The first three are fetched but must never be indexed (`notIndexable`); the last is a content page.
    */
   resources?: boolean;
+  /**
+   * Every host also has what local-web-site-extras.ts lists: robots.txt behind a redirect with a Crawl-delay and a
+   * Sitemap line, a sitemap index with a gzipped sitemap, nofollow and noindex pages, a Latin-1 page, a 3 MB page,
+   * and pages that `change()` alters or removes.
+   */
+  extras?: boolean;
 }
 
 const PNG = tinyPng();
@@ -53,10 +61,22 @@ export class LocalWebSites {
   readonly tokenOf = new Map<string, string>();
   /** With `resources`: URLs fetched that are not documents to index (a stylesheet, images). */
   readonly notIndexable = new Set<string>();
+  /** With `extras`: pages fetched that ask not to be indexed (meta robots noindex). */
+  readonly noindexPages = new Set<string>();
+  /**
+   * HTML pages answer with an ETag (their content's hash) and 304 to a request that names it (If-None-Match): how
+   * many 304s each URL answered.
+   */
+  readonly notModified = new Map<string, number>();
+  /** Every request, in the order they came, with the time it came (politeness is checked on it). */
+  readonly requestLog: Array<{ url: string; at: number }> = [];
+  private readonly extras: LocalWebSiteExtras | undefined;
   private readonly servers: Server[] = [];
   private ports: number[] = [];
 
-  private constructor(private readonly opts: Required<Omit<LocalWebSitesOptions, 'tls' | 'resources'>> & Pick<LocalWebSitesOptions, 'tls' | 'resources'>) {}
+  private constructor(private readonly opts: Required<Omit<LocalWebSitesOptions, 'tls' | 'resources' | 'extras'>> & Pick<LocalWebSitesOptions, 'tls' | 'resources' | 'extras'>) {
+    this.extras = opts.extras ? new LocalWebSiteExtras((h) => this.base(h)) : undefined;
+  }
 
   static async start(options: LocalWebSitesOptions = {}): Promise<LocalWebSites> {
     const s = new LocalWebSites({ hosts: 4, pagesPerHost: 60, copyEvery: 7, pageBytes: 2000, tls: undefined, resources: false, ...options });
@@ -70,6 +90,12 @@ export class LocalWebSites {
     // robots.txt and sitemap.xml are the crawler's, not pages
     for (const [url, c] of this.hits) if (!url.endsWith('/robots.txt') && !url.endsWith('/sitemap.xml')) n += c;
     return n;
+  }
+
+  /** With `extras`: alters /changing-0.html and removes /changing-1.html on every host (the sets follow). */
+  change(): { changed: string[]; removed: string[] } {
+    if (!this.extras) throw new Error('change() needs the extras option');
+    return this.extras.change(this.opts.hosts, this);
   }
 
   async stop(): Promise<void> {
@@ -110,7 +136,8 @@ export class LocalWebSites {
       .map((l, k) => `<a href="${l}">link ${k}</a>`)
       .join(' ');
     const filler = `Generated page ${i} of site ${h}. `.repeat(Math.ceil(this.opts.pageBytes / 40));
-    return `<!DOCTYPE html><html><head><title>Site ${h} page ${i}</title></head><body><h1>Page ${i}</h1><p>${token} ${filler}</p><p>${links}</p></body></html>`;
+    const extras = i === 0 && this.extras ? this.extras.homeHtml() : '';
+    return `<!DOCTYPE html><html><head><title>Site ${h} page ${i}</title></head><body><h1>Page ${i}</h1><p>${token} ${filler}</p><p>${links}</p>${extras}</body></html>`;
   }
 
   private async listen(): Promise<void> {
@@ -118,13 +145,26 @@ export class LocalWebSites {
       const handler = (req: IncomingMessage, res: ServerResponse): void => {
         const url = `${this.base(h)}${req.url ?? '/'}`;
         this.hits.set(url, (this.hits.get(url) ?? 0) + 1);
+        this.requestLog.push({ url, at: Date.now() });
         const path = (req.url ?? '/').split('?')[0] ?? '/';
-        const html = (body: string): void => {
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        const html = (body: string | Buffer, type = 'text/html; charset=utf-8'): void => {
+          const etag = `"${createHash('md5').update(body).digest('hex')}"`;
+          if (req.headers['if-none-match'] === etag) {
+            this.notModified.set(url, (this.notModified.get(url) ?? 0) + 1);
+            res.writeHead(304, { etag });
+            return void res.end();
+          }
+          res.writeHead(200, { 'content-type': type, etag });
           res.end(body);
         };
+        const extra = this.extras?.answer(h, path);
         let m: RegExpExecArray | null;
-        if (path === '/robots.txt') {
+        if (extra) {
+          if (extra.kind === 'html') html(extra.body, extra.contentType);
+          else if (extra.kind === 'file') res.writeHead(200, { 'content-type': extra.contentType }).end(extra.body);
+          else if (extra.kind === 'redirect') res.writeHead(301, { location: extra.location }).end();
+          else res.writeHead(404).end();
+        } else if (path === '/robots.txt') {
           res.writeHead(200, { 'content-type': 'text/plain' });
           res.end('User-agent: *\nDisallow: /private/\n');
         } else if (path === '/') html(this.content(h, 0));
@@ -162,7 +202,10 @@ export class LocalWebSites {
   /** Walks the link graph from the start URIs, as a correct crawler would. */
   private plan(): void {
     const P = this.opts.pagesPerHost;
-    for (let h = 0; h < this.opts.hosts; h++) this.startUris.push(`${this.base(h)}/`);
+    for (let h = 0; h < this.opts.hosts; h++) {
+      this.startUris.push(`${this.base(h)}/`);
+      this.extras?.plan(h, this);
+    }
     const todo = [...this.startUris];
     const groups = new Map<string, string[]>();
     while (todo.length > 0) {

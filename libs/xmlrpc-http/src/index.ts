@@ -8,3 +8,4 @@
 export * from './xmlrpc-http-server';
 export * from './xmlrpc-methods';
 export * from './xmlrpc-client';
+export * from './admin-secret';

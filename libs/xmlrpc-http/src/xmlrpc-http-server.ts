@@ -11,6 +11,7 @@ import {
   type XmlRpcValue,
 } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
+import { adminSecret, carriesSecret } from './admin-secret';
 import { FAULT_INTERNAL_ERROR, FAULT_INVALID_REQUEST, FAULT_PARSE_ERROR } from './xmlrpc-methods';
 
 /**
@@ -21,7 +22,7 @@ import { FAULT_INTERNAL_ERROR, FAULT_INVALID_REQUEST, FAULT_PARSE_ERROR } from '
 export const XMLRPC_PATH = '/RPC2';
 
 export interface XmlRpcHttpServerOptions {
-  /** Address to listen on (default "0.0.0.0": every interface). */
+  /** Address to listen on (default "127.0.0.1": this machine only). */
   host?: string;
   /** Port; 0 picks a free one (default 0). */
   port?: number;
@@ -29,6 +30,13 @@ export interface XmlRpcHttpServerOptions {
   maxBodyBytes?: number;
   /** Runs one call; throw an XmlRpcFault to answer with that fault. `caller` is the peer's address. */
   dispatch: (method: string, params: XmlRpcValue[], caller: { address: string }) => XmlRpcInput | Promise<XmlRpcInput>;
+  /**
+   * The methods that change state. With a secret they need it (HTTP 401 without); with none, only a caller on this
+   * machine may call them (HTTP 403 otherwise). Default: none.
+   */
+  protect?: (method: string) => boolean;
+  /** The admin secret (default: adminSecret(), from $ESP_ADMIN_SECRET_FILE; null: none). */
+  secret?: string | null;
   log: Logger;
 }
 
@@ -43,6 +51,8 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(bytes.length), ...headers });
   res.end(bytes);
 }
+
+const LOOPBACK = /^(127\.|::1$)/;
 
 /** The caller's IP address, IPv4-mapped IPv6 ("::ffff:10.0.0.5") written as plain IPv4. */
 function peerAddress(req: IncomingMessage): string {
@@ -62,8 +72,22 @@ function sendXml(res: ServerResponse, xml: string): void {
 export async function startXmlRpcHttpServer(opts: XmlRpcHttpServerOptions): Promise<XmlRpcHttpServer> {
   const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
   const log = opts.log;
+  const secret = opts.secret === undefined ? adminSecret() : (opts.secret ?? undefined);
 
-  async function answer(body: Buffer, caller: { address: string }): Promise<string> {
+  /** Why a protected call is refused (HTTP status and text), or undefined when it may run. */
+  function refusal(method: string, caller: { address: string }, authorization: string | undefined): { status: number; text: string } | undefined {
+    if (!opts.protect?.(method)) return undefined;
+    if (secret !== undefined) {
+      if (carriesSecret(authorization, secret)) return undefined;
+      log.warn({ method, caller: caller.address }, 'XML-RPC call refused: no admin secret');
+      return { status: 401, text: `${method} changes state: it needs the admin secret (HTTP Authorization)\n` };
+    }
+    if (LOOPBACK.test(caller.address)) return undefined;
+    log.warn({ method, caller: caller.address }, 'XML-RPC call refused: not from this machine');
+    return { status: 403, text: `${method} changes state: without an admin secret (ESP_ADMIN_SECRET_FILE) only this machine may call it\n` };
+  }
+
+  async function answer(body: Buffer, caller: { address: string }, authorization: string | undefined): Promise<string | { status: number; text: string }> {
     let method: string;
     let params: XmlRpcValue[];
     try {
@@ -74,6 +98,8 @@ export async function startXmlRpcHttpServer(opts: XmlRpcHttpServerOptions): Prom
       log.debug({ err: (err as Error).message }, 'XML-RPC request refused');
       return encodeXmlRpcFault(code, `${what}: ${(err as Error).message}`);
     }
+    const refused = refusal(method, caller, authorization);
+    if (refused) return refused;
     let result: XmlRpcInput;
     try {
       result = await opts.dispatch(method, params, caller);
@@ -123,7 +149,9 @@ export async function startXmlRpcHttpServer(opts: XmlRpcHttpServerOptions): Prom
     });
     req.on('end', () => {
       if (refused) return;
-      void answer(Buffer.concat(chunks, size), { address: peerAddress(req) }).then((xml) => sendXml(res, xml));
+      void answer(Buffer.concat(chunks, size), { address: peerAddress(req) }, req.headers.authorization).then((out) =>
+        typeof out === 'string' ? sendXml(res, out) : send(res, out.status, out.text, out.status === 401 ? { 'WWW-Authenticate': 'Basic realm="esp admin"' } : {}),
+      );
     });
     req.on('error', (err) => log.debug({ err: err.message }, 'XML-RPC request aborted'));
   }
@@ -134,7 +162,7 @@ export async function startXmlRpcHttpServer(opts: XmlRpcHttpServerOptions): Prom
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
-  const host = opts.host ?? '0.0.0.0';
+  const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeedingClient } from '@esp/content-client';
@@ -8,6 +8,7 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mergeCollections, withCrawlNodes } from './crawl-roles';
 import { getProcessList, readyUrl } from './node-control';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -17,6 +18,8 @@ interface StackJson {
   processes: { name: string; pid: number; xmlrpc_url?: string; state?: string; node_controller?: string }[];
 }
 
+const health = (natsUrl: string, args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'tools/launcher/src/health.ts', '--nats', natsUrl, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
 const ping = (natsUrl: string) => spawnSync(process.execPath, ['--import', 'tsx', 'tools/launcher/src/ping.ts', '--nats', natsUrl], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
 
 const alive = (pid: number) => {
@@ -27,6 +30,20 @@ const alive = (pid: number) => {
     return false;
   }
 };
+
+describe('crawl roles of the profile', () => {
+  const profile = { processes: [{ name: 'indexer' }, { name: 'duplicate-server' }, { name: 'multinode-scheduler' }, { name: 'node-scheduler', instances: 1 }] };
+  it('--crawl-nodes sets the node schedulers, 0 drops every crawl role', () => {
+    expect((withCrawlNodes(profile, 3) as typeof profile).processes.find((p) => p.name === 'node-scheduler')?.instances).toBe(3);
+    expect((withCrawlNodes(profile, 0) as typeof profile).processes.map((p) => p.name)).toEqual(['indexer']);
+  });
+  it('keeps the collections a crawl added beside those asked for', () => {
+    expect(mergeCollections([{ name: 'web', pipeline: 'default' }, { name: 'default', pipeline: 'news' }], ['default'])).toEqual([
+      { name: 'default', pipeline: 'news' },
+      { name: 'web', pipeline: 'default' },
+    ]);
+  });
+});
 
 describe('readyUrl', () => {
   it('takes the name and the status URL from an app ready line on the node controller stderr', () => {
@@ -62,7 +79,7 @@ describe('npm start (launcher)', () => {
       expect(proc.exitCode, stderr).toBeNull();
       const stack = JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as StackJson;
       expect(stack.nats).toBe(ns.url);
-      expect(stack.processes.map((p) => p.name)).toEqual(['name-server', 'config-server', 'node-controller', 'indexer', 'content-distributor-1', 'content-distributor-2', 'item-processor-1', 'item-processor-2']);
+      expect(stack.processes.map((p) => p.name)).toEqual(['name-server', 'config-server', 'node-controller', 'indexer', 'content-distributor-1', 'content-distributor-2', 'item-processor-1', 'item-processor-2', 'duplicate-server-replica', 'duplicate-server', 'multinode-scheduler', 'node-scheduler']);
       pids = stack.processes.map((p) => p.pid);
       for (const p of stack.processes) expect(p.pid, p.name).toBeGreaterThan(0);
       const byName = Object.fromEntries(stack.processes.map((p) => [p.name, p]));
@@ -77,6 +94,10 @@ describe('npm start (launcher)', () => {
 
       // the health check of docker-compose.yml
       expect(ping(ns.url).status).toBe(0);
+      // the crawl roles listen on the crawl cluster, their configuration in <home>/config/crawl
+      const crawl = health(ns.url, ['--crawl', 'mns/main', '--crawl', 'ns/node1', '--crawl', 'dup/dup1', '--crawl', 'dup/dup1r']);
+      expect(crawl.status, crawl.stderr).toBe(0);
+      expect(existsSync(join(home, 'config', 'crawl'))).toBe(true);
 
       const mw = await Middleware.connect({ name: 't', servers: ns.url });
       await mw.names.ping();

@@ -5,7 +5,8 @@
  *   npm start -- --help
  *
  * Starts the name server and the config server, then the node controller with a node profile (default:
- * tools/launcher/profiles/default.json: indexer, two content distributors (master and backup), two item processors), waits until the node
+ * tools/launcher/profiles/default.json: indexer, two content distributors (master and backup), two item processors,
+ * and the crawl roles: duplicate server and replica, multinode scheduler, node scheduler(s)), waits until the node
  * controller reports every process running, prints what runs where and writes the same as JSON to .esp/stack.json
  * (ESP_HOME overrides .esp). Ctrl-C stops everything in reverse order (the node controller stops its processes in
  * reverse profile order), letting calls in flight finish.
@@ -13,7 +14,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
+import { ensureAdminSecretFile } from './admin-secret-file';
 import { ensureNats } from './nats-endpoint';
+import { mergeCollections, readCollectionsFile, withCrawlNodes } from './crawl-roles';
 import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
 import { Supervisor, type ProcessSpec } from './supervisor';
 
@@ -31,25 +35,31 @@ Starts the ESP content pipeline on this machine.
 
 Starts: the name server, the config server (collections in <home>/config), and a node controller that runs the
 node profile: by default the indexer (data in <home>/indexer), two content distributors (one master, one
-backup that takes over when the master fails) and two item processors.
-Then feed documents with \`npm run feed -- --collection default <files>\` and search with
-\`npm run -s search -- "words" --collection default\`.
+backup that takes over when the master fails), two item processors, and the web crawler: a duplicate server
+with its replica (data in <home>/dup, <home>/dup-replica), the multinode scheduler (state in <home>/crawl,
+crawl configurations in <home>/config/crawl) and one node scheduler that feeds what it crawls.
+Then feed documents with \`npm run feed -- --collection default <files>\`, or crawl a site with
+\`npm run crawl -- --collection web http://...\`, and search with \`npm run -s search -- "words" --collection web\`.
 
 Options:
   --home <dir>         state directory (stack.json, NATS data, index) (default: $ESP_HOME or .esp)
   --collections <a,b>  collections to serve (default: $ESP_COLLECTIONS or "default")
-  --profile <file>     node profile template; {home}, {collections} and {config_server} (the config
-                       server's XML-RPC URL) are filled in
+  --crawl-nodes <n>    node schedulers of the crawl (default: 1; 0: no crawl roles at all)
+  --profile <file>     node profile template; {home}, {config} (<home>/config), {collections} and
+                       {config_server} (the config server's XML-RPC URL) are filled in
                        (default: tools/launcher/profiles/default.json)
   -h, --help           show this help
 
 Environment:
   NATS_URL         use this NATS server instead of 127.0.0.1:4222 or a local one
+
+The admin secret that state-changing XML-RPC methods (StopProcess, RegisterModule, Shutdown...) need is
+generated into <home>/admin-secret; outside clients send it as HTTP Basic password (http://esp:<secret>@host:port/RPC2).
 `;
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, 'crawl-nodes': { type: 'string' }, profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     process.stderr.write(`launcher: ${(err as Error).message}\nTry --help.\n`);
     process.exit(2);
@@ -60,9 +70,21 @@ if (values.help) {
   process.exit(0);
 }
 
+const crawlNodes = Number(values['crawl-nodes'] ?? 1);
+if (!Number.isInteger(crawlNodes) || crawlNodes < 0 || crawlNodes > 64) {
+  process.stderr.write(`launcher: --crawl-nodes must be an integer from 0 to 64, got "${values['crawl-nodes']}"\nTry --help.\n`);
+  process.exit(2);
+}
+
 const home = resolve(values.home ?? process.env['ESP_HOME'] ?? '.esp');
 mkdirSync(home, { recursive: true });
 const say = (line: string) => process.stderr.write(`[launcher] ${line}\n`);
+
+// every process started from here (and the node controller's processes, which inherit the environment) checks and
+// sends the same admin secret
+const secret = ensureAdminSecretFile(home);
+process.env[ADMIN_SECRET_ENV] = secret.file;
+if (secret.created) say(`admin secret generated in ${secret.file}`);
 
 let nats;
 try {
@@ -76,7 +98,9 @@ say(`NATS at ${nats.url} (${nats.source === 'started' ? `started here, data in $
 const collections = (values.collections ?? process.env['ESP_COLLECTIONS'] ?? 'default').split(',').map((c) => c.trim()).filter(Boolean);
 const configDir = join(home, 'config');
 mkdirSync(configDir, { recursive: true });
-writeFileSync(join(configDir, 'collections.json'), JSON.stringify({ collections: collections.map((name) => ({ name, pipeline: 'default' })) }, null, 2) + '\n');
+// the collections asked for, and those a crawl added before (npm run crawl makes its collection known here)
+const collectionsFile = join(configDir, 'collections.json');
+writeFileSync(collectionsFile, JSON.stringify({ collections: mergeCollections(readCollectionsFile(collectionsFile), collections) }, null, 2) + '\n');
 // the pipelines: written once, then yours to edit (ReloadConfig or SIGHUP to the config server takes a change)
 const pipelinesFile = join(configDir, 'DocumentProcessor', 'pipelines.json');
 if (!existsSync(pipelinesFile)) {
@@ -87,7 +111,7 @@ const profileFile = join(home, 'node.json');
 const profileTemplate = resolve(values.profile ?? DEFAULT_PROFILE);
 // checked before anything starts; written with the config server's URL once it runs
 try {
-  fillProfile(profileTemplate, {});
+  withCrawlNodes(fillProfile(profileTemplate, {}), crawlNodes);
 } catch (err) {
   say(`cannot read the node profile: ${(err as Error).message}`);
   process.exit(2);
@@ -136,7 +160,7 @@ try {
   await supervisor.start({ name: 'config-server', entry: 'apps/config-server/src/main.ts', args: [...nat, '--port', '0', '--listen', '127.0.0.1', '--config-dir', configDir] });
   const cfgUrl = supervisor.describe().find((p) => p.name === 'config-server')?.xmlrpc_url;
   if (!cfgUrl) throw new Error('the config server did not say its xmlrpc_url');
-  writeFileSync(profileFile, JSON.stringify(fillProfile(profileTemplate, { home, collections: collections.join(','), config_server: cfgUrl }), null, 2) + '\n');
+  writeFileSync(profileFile, JSON.stringify(withCrawlNodes(fillProfile(profileTemplate, { home, config: configDir, collections: collections.join(','), config_server: cfgUrl }), crawlNodes), null, 2) + '\n');
   const nodeController: ProcessSpec = {
     name: 'node-controller',
     entry: 'apps/node-controller/src/main.ts',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { formatJson, formatText, parseCli, type SearchOptions } from './cli';
 
-const opts = (o: Partial<SearchOptions> = {}): SearchOptions => ({ query: 'storm', collection: 'news', limit: 10, offset: 0, nats: [], json: false, ...o });
+const opts = (o: Partial<SearchOptions> = {}): SearchOptions => ({ query: 'storm', collection: 'news', limit: 10, offset: 0, nats: [], security: {}, json: false, ...o });
 
 describe('search cli: arguments', () => {
   it('the positional words are the query; defaults: collection "default", 10 hits, NATS_URL', () => {
-    expect(parseCli(['north', 'sea'], { NATS_URL: 'nats://n:1' })).toEqual({ kind: 'run', query: 'north sea', collection: 'default', limit: 10, offset: 0, nats: ['nats://n:1'], json: false });
+    expect(parseCli(['north', 'sea'], { NATS_URL: 'nats://n:1' })).toEqual({ kind: 'run', query: 'north sea', collection: 'default', limit: 10, offset: 0, nats: ['nats://n:1'], security: {}, json: false });
   });
   it('takes every option, long and short', () => {
     expect(parseCli(['"a b" c*', '-c', 'news', '-n', '5', '--offset', '10', '--nats', 'nats://x:2,nats://y:3', '--json'], {})).toEqual({
@@ -15,6 +15,7 @@ describe('search cli: arguments', () => {
       limit: 5,
       offset: 10,
       nats: ['nats://x:2', 'nats://y:3'],
+      security: {},
       json: true,
     });
   });

@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import type { SearchHit } from '@esp/interfaces';
 
 export const HELP = `Usage: npm run -s search -- "<query>" [options]
@@ -18,7 +18,8 @@ Options:
 In the snippets, [brackets] mark the words that matched.
 Exit status: 0 on success (with or without hits), 1 when the search failed (no indexer, unknown collection, a query
 without any word), 2 on a usage error.
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export interface SearchOptions {
   query: string;
@@ -26,6 +27,7 @@ export interface SearchOptions {
   limit: number;
   offset: number;
   nats: string[];
+  security: NatsSecurity;
   json: boolean;
 }
 
@@ -41,6 +43,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       limit: { type: 'string', short: 'n' },
       offset: { type: 'string' },
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -49,6 +52,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   if (positionals.length === 0) return { kind: 'error', message: 'say what to search for: search "<query>"' };
   const query = positionals.join(' ');
   if (query.trim() === '') return { kind: 'error', message: 'the query is empty' };
@@ -59,7 +64,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const collection = values.collection ?? 'default';
   if (collection.trim() === '') return { kind: 'error', message: '--collection must name a collection' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', query, collection, limit, offset, nats, json: values.json ?? false };
+  return { kind: 'run', query, collection, limit, offset, nats, security, json: values.json ?? false };
 }
 
 export interface SearchResult {

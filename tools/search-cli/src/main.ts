@@ -27,7 +27,7 @@ async function run(): Promise<number> {
   if (cli.kind !== 'run') return 2;
   let mw: Middleware;
   try {
-    mw = await Middleware.connect({ name: 'search-cli', servers: cli.nats, logger, timeoutMs: 10_000 });
+    mw = await Middleware.connect({ name: 'search-cli', servers: cli.nats, security: cli.security, logger, timeoutMs: 10_000 });
   } catch (err) {
     process.stderr.write(`search: ${(err as Error).message}\n`);
     return 1;

@@ -91,6 +91,9 @@ function statsMap(table: ReadonlyMap<string, StatsRow>, mem: ProcessMemory): Xml
   return out;
 }
 
+/** The Status methods that change the processor's state: they need the admin secret (see @esp/xmlrpc-http). */
+export const STATUS_STATE_CHANGING = new Set(['ConfigurationChanged', 'ResetContainer', 'FlushState', 'LeakDetect', 'SetMemoryProfile', 'SetDocumentTracing', 'SetLogLevel', 'Shutdown']);
+
 /**
  * The fifteen methods of the Status interface (MS-FSDPD 3.7.4) over the Status tables. `call` checks the
  * parameters and throws an XmlRpcFault that says what was expected for an unknown method or wrong parameters.

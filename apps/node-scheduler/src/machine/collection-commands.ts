@@ -1,7 +1,7 @@
 /**
  * The multinode scheduler's commands on a whole collection: add / update its configuration (start URIs requeued
  * on a newer one), remove it (its sites released, the index told, then CMD_UM_DELETE_OK), suspend / resume it,
- * suspend its feeding.
+ * suspend its feeding, refresh it (a new crawl round: recrawl.ts).
  */
 import { FSCMT_CONF_STATES, type FscmtNodeSchedulerMessage } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
@@ -37,6 +37,8 @@ export interface CollectionCommandsDeps {
   onFeedingSuspend: (collection: string, suspended: boolean) => void;
   /** A collection is being removed: what it fed leaves the index before the state goes. */
   onRemove: (collection: string, uris: string[]) => Promise<void> | void;
+  /** CMD_ADM_CONF_REFRESH for a collection held here (recrawl.ts). */
+  refresh: (collection: string, mask: number, subcollection: string | null) => void;
   log?: Logger;
 }
 
@@ -79,8 +81,9 @@ export class CollectionCommands {
         return this.deps.onFeedingSuspend(msg.dspecName, msg.data.suspend);
       }
       case 'CMD_ADM_CONF_REFRESH':
-        this.deps.log?.info({ collection: msg.dspecName, mask: msg.refresh.mask }, 'refresh requested (not implemented: nothing is recrawled)');
-        return;
+        // 3.1.5.9: a new crawl refresh cycle
+        this.deps.log?.info({ collection: msg.dspecName, mask: msg.refresh.mask, subcollection: msg.refresh.subcollection }, 'refresh requested');
+        return this.deps.refresh(msg.dspecName, msg.refresh.mask, msg.refresh.subcollection);
     }
   }
 

@@ -42,8 +42,12 @@ export interface Collection {
   state: number;
   feedingSuspended: boolean;
   sites: Map<string, Site>;
-  /** Every URI ever queued here (each is fetched once). */
+  /** Every URI queued here (each is fetched once per crawl round: a recrawl takes the known ones out again). */
   seen: Set<string>;
+  /** URIs fetched here (any answer), with their crawl depth: what a recrawl round fetches again (recrawl.ts). */
+  known: Map<string, number>;
+  /** When the current crawl round began (the configuration's arrival, then each recrawl): `refresh` counts from it. */
+  roundStartedAt: number;
   /**
    * Links handed to the multinode scheduler (each is sent once), by site, with their depth: when a site's route
    * moves to another node (its owner was dropped), they go to the new owner, for they may have died with the old one.
@@ -54,12 +58,16 @@ export interface Collection {
   stats: CrawlStats;
   /** The totals at the previous Statistics Timeout: CMD_UM_STAT carries the difference (3.1.6). */
   statsSent: CrawlStats;
+  /** Per site, what the previous progress report said of it (crawl-stats.ts takeProgress). */
+  progressSent?: Map<string, string>;
 }
 
 export interface CollectionTableDeps {
   mns: MnsLink;
   /** A collection was added / updated. */
   onConfig: (collection: string, dspec: FswcuDict) => void;
+  /** The clock's time, for the start of the first crawl round. */
+  now?: () => number;
   log?: Logger;
 }
 
@@ -113,6 +121,8 @@ export class CollectionTable {
         feedingSuspended: false,
         sites: new Map(),
         seen: new Set(),
+        known: new Map(),
+        roundStartedAt: this.deps.now?.() ?? 0,
         forwarded: new Map(),
         quarantine: new Map(),
         stats: noStats(),

@@ -1,7 +1,9 @@
 /**
  * What the crawler reports of a fetch: the page's fate counted, its links queued here or sent on for routing,
  * redirects followed with their trail, a fetch put off back in front; a site with nothing queued, in flight or in
- * processing is released.
+ * processing is released. Each URI fetched becomes known (a crawl round fetches it again: recrawl.ts); a page in
+ * the index whose new answer says it no longer belongs there (gone, a redirect, no longer indexable, allowed or
+ * owned) is deleted from it.
  */
 import { FSCMT_URI_FLAGS } from '@esp/codecs';
 import type { Logger } from '@esp/logging';
@@ -18,6 +20,8 @@ export interface FetchReportsDeps {
   queue: CrawlQueue;
   turns: FetchTurns;
   permissions: SitePermissions;
+  /** Delete these URIs from the index (and their checksums from the duplicate server). */
+  onDelete: (collection: string, uris: string[]) => void;
   /** Work may be available (the crawler wakes up). */
   work: () => void;
   log?: Logger;
@@ -68,13 +72,23 @@ export class FetchReports {
       s.processing++;
     } else if (s.busy) this.deps.turns.requestDone(f);
     s.processing = Math.max(0, s.processing - 1);
+    const uri = f.entry.uri.uri;
+    if (outcome.kind !== 'deferred') c.known.set(uri, f.depth);
+    // what the index holds of this URI stays only for a page fed (again), unchanged, unfed (feeding off: the copy
+    // there stands) or not read for now (error, deferred)
+    const stays = outcome.kind === 'unchanged' || outcome.kind === 'error' || outcome.kind === 'deferred' || (outcome.kind === 'page' && outcome.fate !== 'duplicate');
+    if (!stays && s.fetched.delete(uri)) {
+      c.stats.removed++;
+      this.deps.log?.info({ collection: c.name, uri, outcome: outcome.kind }, 'page no longer in the crawl: deleted from the index');
+      this.deps.onDelete(c.name, [uri]);
+    }
     switch (outcome.kind) {
       case 'page':
         s.docs++;
         c.stats.fetched++;
         if (outcome.fate === 'fed') {
           c.stats.fed++;
-          s.fetched.add(f.entry.uri.uri);
+          s.fetched.add(uri);
         } else if (outcome.fate === 'duplicate') c.stats.duplicates++;
         else c.stats.unfed++;
         if (f.depth < c.settings.maxDepth) for (const link of outcome.links) this.deps.queue.link(c, link, f.entry.uri.uri, f.depth + 1, []);
@@ -102,6 +116,13 @@ export class FetchReports {
         break;
       case 'excluded':
         c.stats.excluded++;
+        break;
+      case 'unchanged':
+        s.docs++;
+        c.stats.unchanged++;
+        break;
+      case 'gone':
+        c.stats.errors++;
         break;
       case 'deferred':
         s.queue.unshift(f.entry);

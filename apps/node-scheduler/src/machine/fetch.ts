@@ -22,6 +22,10 @@ export type FetchOutcome =
   /** read, its links followed (unless nofollow), not fed: the page asks not to be indexed */
   | { kind: 'noindex' }
   | { kind: 'redirect'; location: string; status: number }
+  /** a recrawl found the page as indexed: 304 Not Modified, or the same checksum (nothing checked or fed) */
+  | { kind: 'unchanged' }
+  /** the server says the page is not there (404, 410): if it was fed, it leaves the index */
+  | { kind: 'gone'; status: number }
   | { kind: 'excluded' }
   /** not fetched yet (robots.txt unreachable): back to the front of the site's queue, the site paused `retryInMs` */
   | { kind: 'deferred'; retryInMs: number }

@@ -1,6 +1,6 @@
 """Lazy Pirate client (ZeroMQ Guide, chapter 4, lpclient.py), for the gateway tests.
 
-usage: lpclient.py <endpoint> <count> [--timeout-ms 2500] [--retries 3]
+usage: lpclient.py <endpoint> <count> [--timeout-ms 2500] [--retries 3] [--curve-server-key K --curve-public-key P --curve-secret-key S]
 
 Sends "<n>" for n in 1..count and expects a reply whose text ends with ":<n>"; prints "reply <text>" for each.
 Exits 0 when every request was answered, 1 when the server seems offline.
@@ -15,6 +15,9 @@ parser.add_argument("endpoint")
 parser.add_argument("count", type=int)
 parser.add_argument("--timeout-ms", type=int, default=2500)
 parser.add_argument("--retries", type=int, default=3)
+parser.add_argument("--curve-server-key", help="CURVE: the gateway's public key (Z85); with --curve-public-key and --curve-secret-key")
+parser.add_argument("--curve-public-key")
+parser.add_argument("--curve-secret-key")
 args = parser.parse_args()
 
 context = zmq.Context()
@@ -22,6 +25,10 @@ context = zmq.Context()
 
 def connect():
     client = context.socket(zmq.REQ)
+    if args.curve_server_key:
+        client.curve_serverkey = args.curve_server_key.encode()
+        client.curve_publickey = args.curve_public_key.encode()
+        client.curve_secretkey = args.curve_secret_key.encode()
     client.connect(args.endpoint)
     return client
 

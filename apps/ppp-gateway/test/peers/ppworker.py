@@ -1,6 +1,7 @@
 """Paranoid Pirate worker (ZeroMQ Guide, chapter 4, ppworker.py; RFC 6), for the gateway tests.
 
 usage: ppworker.py <endpoint> <name> [--interval-ms 1000] [--liveness 3] [--hold]
+       [--curve-server-key K --curve-public-key P --curve-secret-key S]
 
 Answers each request with "<name>:<first content frame>". With --hold it takes the first request and then hangs
 (no reply, no heartbeats), as a stuck worker would, until it is killed. Prints one line per event, flushed.
@@ -23,6 +24,9 @@ parser.add_argument("name")
 parser.add_argument("--interval-ms", type=int, default=1000)
 parser.add_argument("--liveness", type=int, default=3)
 parser.add_argument("--hold", action="store_true")
+parser.add_argument("--curve-server-key", help="CURVE: the gateway's public key (Z85); with --curve-public-key and --curve-secret-key")
+parser.add_argument("--curve-public-key")
+parser.add_argument("--curve-secret-key")
 args = parser.parse_args()
 HEARTBEAT_INTERVAL = args.interval_ms / 1000.0
 HEARTBEAT_LIVENESS = args.liveness
@@ -37,6 +41,10 @@ def worker_socket(context, poller):
     identity = b"%04X-%04X" % (random.randint(0, 0x10000), random.randint(0, 0x10000))
     worker.setsockopt(zmq.IDENTITY, identity)
     poller.register(worker, zmq.POLLIN)
+    if args.curve_server_key:
+        worker.curve_serverkey = args.curve_server_key.encode()
+        worker.curve_publickey = args.curve_public_key.encode()
+        worker.curve_secretkey = args.curve_secret_key.encode()
     worker.connect(args.endpoint)
     worker.send(PPP_READY)
     say("ready", identity.decode())

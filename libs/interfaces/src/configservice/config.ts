@@ -51,5 +51,17 @@ export const configServiceInterface = defineInterface({
       returns: z.array(collectionRecordSchema),
       doc: 'The collections of the configuration as last loaded (validated) from the config directory.',
     }),
+    add_collection: method({
+      params: [
+        ['name', collectionRecordSchema.shape.name],
+        ['pipeline', z.string()],
+      ],
+      returns: z.object({ added: z.boolean(), collections: z.array(collectionRecordSchema) }),
+      raises: ['system_resource_error'],
+      doc:
+        'Ours: adds the collection (pipeline "" = the default pipeline) to <config-dir>/collections.json and reloads, so that every ' +
+        'module learns it at once (ConfigurationChanged "collection"); added is false when it was there already. ' +
+        'system_resource_error when the config server has no config directory or cannot write it.',
+    }),
   },
 });
