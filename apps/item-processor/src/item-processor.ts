@@ -146,7 +146,9 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     await mw.close();
     throw new Error(`cannot serve the Status interface on port ${opts.statusPort ?? 0}: ${describeError(err)}`, { cause: err });
   });
-  const status_url = `http://${host}:${statusServer.port}${XMLRPC_PATH}`;
+  // a server on one address is reached there; one on every interface by this machine's name
+  const reachable = statusServer.host === '0.0.0.0' || statusServer.host === '::' ? host : statusServer.host;
+  const status_url = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${statusServer.port}${XMLRPC_PATH}`;
   log.info({ status_url, port: statusServer.port }, 'Status interface listening');
   // the config server alerts the Status port, so it is followed once that port listens
   const config =

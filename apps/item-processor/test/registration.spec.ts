@@ -89,7 +89,12 @@ describe('item processor registration with a content distributor (MS-FSDPD 3.4) 
       running.push(ip);
       await ip.whenRegistered();
       expect(ip.name).toBe(`procserver_h1_${process.pid}`);
-      expect(ip.status_url).toBe(`http://h1:${ip.statusPort}/RPC2`);
+      // listening on one address, it is reached there; on every interface, by its host name
+      expect(ip.status_url).toBe(`http://127.0.0.1:${ip.statusPort}/RPC2`);
+      const everywhere = await startItemProcessor({ nats: ns.url, host: 'h1', name: 'ip-all', statusListen: '0.0.0.0', retry: { initialMs: 20, maxMs: 200 } });
+      running.push(everywhere);
+      expect(everywhere.status_url).toBe(`http://h1:${everywhere.statusPort}/RPC2`);
+      await everywhere.stop();
       await ip.stop();
     } finally {
       await cd.stop();

@@ -23,6 +23,8 @@ export interface CollectionFeedersOptions {
 export class CollectionFeeders {
   private readonly clients = new Map<string, Promise<FeedingClient>>();
   private readonly suspended = new Set<string>();
+  /** Per collection, documents handed to the feeding client without their final outcome yet. */
+  private readonly unfinished = new Map<string, number>();
   private readonly flusher: NodeJS.Timeout;
 
   constructor(private readonly opts: CollectionFeedersOptions) {
@@ -45,7 +47,24 @@ export class CollectionFeeders {
   async feed(collection: string, docs: FeedDocument[]): Promise<void> {
     if (!this.opts.enabled || docs.length === 0) return;
     const client = await this.client(collection);
-    for (const d of docs) await client.feed(d);
+    for (const d of docs) {
+      this.count(collection, 1);
+      try {
+        await client.feed(d);
+      } catch (err) {
+        this.count(collection, -1);
+        throw err;
+      }
+    }
+  }
+
+  /** Documents of the collection fed and not yet completed or failed (a crawl is not done before they are). */
+  inFlight(collection: string): number {
+    return this.unfinished.get(collection) ?? 0;
+  }
+
+  private count(collection: string, n: number): void {
+    this.unfinished.set(collection, Math.max(0, (this.unfinished.get(collection) ?? 0) + n));
   }
 
   /** Flushes and closes every session. */
@@ -67,6 +86,7 @@ export class CollectionFeeders {
       collection,
       log,
       onOutcome: (id, outcome) => {
+        this.count(collection, -1);
         if (outcome.kind !== 'failed') return;
         this.opts.onFailed(collection);
         log.warn({ collection, uri: id, error: outcome.error.name, description: outcome.error.description }, 'fed document failed in the feeding chain');

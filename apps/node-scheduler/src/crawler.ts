@@ -211,7 +211,7 @@ export class Crawler {
       // the same poll phase are read first, and a request due to another site leaves first (undici writes a request
       // to a kept-alive connection in the check phase, from an immediate queued before this one)
       await afterPoll();
-      if (this.opts.archive && !res.skipped) this.opts.archive.record({ uri, date: new Date(), userAgent: this.getOptions.userAgent, requestHeaders: conditional, response: res });
+      if (this.opts.archive && !res.skipped) await this.opts.archive.record({ uri, date: new Date(), userAgent: this.getOptions.userAgent, requestHeaders: conditional, response: res });
       // the next round asks with these; taken back below if the page does not reach the index as read
       this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });
       if (this.debug) this.opts.log?.debug({ collection: f.collection, uri, status: res.status, bytes: body.length, contentType: contentTypeHeader }, 'page fetched');

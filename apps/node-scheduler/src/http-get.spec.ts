@@ -7,6 +7,8 @@ import { BodyTooLargeError, ContentEncodingError, httpGet } from './http-get';
 const HTML = '<p>hello, compressed world</p>'.repeat(20);
 const encoded: Record<string, Buffer> = {
   gzip: gzipSync(HTML),
+  // the old name RFC 9110 8.4.1.3 says to take as gzip
+  'x-gzip': gzipSync(HTML),
   br: brotliCompressSync(HTML),
   deflate: deflateSync(HTML),
   'raw-deflate': deflateRawSync(HTML),

@@ -53,14 +53,16 @@ export interface NodeSchedulerEvents {
   onConfig?: (collection: string, dspec: FswcuDict) => void;
   /** A collection is being removed: PPDUP_CONF_REMOVE first, then the local state, then PPDUP_CONF_REMOVE2. */
   onRemove?: (collection: string, uris: string[]) => Promise<void> | void;
-  /** Delete these URIs from the index (delete site / URIs). */
-  onDelete?: (collection: string, uris: string[]) => void;
+  /** Delete these URIs from the index (delete site / URIs; `site` when the whole site is deleted). */
+  onDelete?: (collection: string, uris: string[], site?: string) => void;
   onReprocess?: (collection: string, uris: string[]) => void;
   /** A crawl round began (CMD_ADM_CONF_REFRESH or the `refresh` interval): the known pages are queued again. */
   onRound?: (collection: string) => void;
   onFeedingSuspend?: (collection: string, suspended: boolean) => void;
   /** Work may be available (the crawler wakes up). */
   onWork?: () => void;
+  /** Documents of the collection in the feeding chain without their final outcome (counted in the progress). */
+  feedsInFlight?: (collection: string) => number;
 }
 
 export interface NodeSchedulerMachineOptions {
@@ -105,7 +107,7 @@ export class NodeSchedulerMachine {
     const permissions = (this.permissions = new SitePermissions({ clock, mns, routes, collections, ipKey: opts.ipKey, work, log }));
     const queue = (this.queue = new CrawlQueue({ nodeId, collections, routes, mns, permissions, work, log }));
     const turns = (this.turns = new FetchTurns({ clock, collections, permissions, work }));
-    const onDelete = (collection: string, uris: string[]): void => this.events.onDelete?.(collection, uris);
+    const onDelete = (collection: string, uris: string[], site?: string): void => this.events.onDelete?.(collection, uris, site);
     this.reports = new FetchReports({ clock, collections, queue, turns, permissions, onDelete, work, log });
     const recrawl = (this.recrawl = new Recrawl({ nodeId, clock, collections, queue, routes, onRound: (name) => this.events.onRound?.(name), onDelete, log }));
     this.collectionCommands = new CollectionCommands({
@@ -300,7 +302,7 @@ export class NodeSchedulerMachine {
   private statistics(): void {
     for (const c of this.collections.values()) {
       const stats = takeStatsDelta(c);
-      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c)]);
+      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c, this.events.feedsInFlight?.(c.name) ?? 0)]);
       this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
     }
   }

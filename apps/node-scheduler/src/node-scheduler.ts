@@ -113,6 +113,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
 
   machine.connect({
     onWork: () => crawler.wake(),
+    feedsInFlight: (collection) => feeders.inFlight(collection),
     onConfig: (collection, dspec) => {
       dup.link.setConfig(collection, dspec).catch((err: Error) => log?.warn({ collection, err: err.message }, 'duplicate server did not take the configuration'));
     },
@@ -123,7 +124,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       crawler.validators.forgetCollection(collection);
       dup.link.confRemove2(collection);
     },
-    onDelete: (collection, uris) => {
+    onDelete: (collection, uris, site) => {
+      if (site !== undefined) ownership.forgetDuplicatesOn(collection, site);
       for (const uri of uris) {
         const csum = ownership.disown(collection, uri);
         if (csum) dup.link.remove(collection, uri, csum).catch((err: Error) => log?.warn({ uri, err: err.message }, 'PPDUP_REMOVE failed'));

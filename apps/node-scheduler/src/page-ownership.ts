@@ -7,6 +7,13 @@
  *   ownership.disown('web', uri); // the checksum to send PPDUP_REMOVE with, if the page was owned here
  */
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+const siteOfUri = (uri: string): string | undefined => {
+  try {
+    return new URL(uri).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+};
 
 export class PageOwnership {
   /** collection -> URI -> checksum of the pages this node owns. */
@@ -49,6 +56,13 @@ export class PageOwnership {
     const uris = byCsum?.get(hex(csum));
     byCsum?.delete(hex(csum));
     return uris ? [...uris] : [];
+  }
+
+  /** The site is deleted: its pages that another URI owns go with it (a promotion must not recrawl them). */
+  forgetDuplicatesOn(collection: string, site: string): void {
+    for (const uris of this.duplicates.get(collection)?.values() ?? []) {
+      for (const u of uris) if (siteOfUri(u) === site) uris.delete(u);
+    }
   }
 
   /** The collection is removed. */

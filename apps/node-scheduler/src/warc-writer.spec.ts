@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { WARCParser } from 'warcio';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpGetResult } from './http-get';
-import { WarcWriter } from './warc-writer';
+import { MAX_PENDING_RECORDS, WarcWriter } from './warc-writer';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -98,5 +98,18 @@ describe('WarcWriter', () => {
     expect(uris).toEqual([0, 1, 2, 3, 4].map((i) => `http://127.0.0.1:9/p${i}`));
     expect(warc.records).toBe(10);
     expect(warc.failures).toBe(0);
+  });
+
+  it('asks its caller to wait once MAX_PENDING_RECORDS wait for the disk, and has written them when that resolves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warc-'));
+    dirs.push(dir);
+    const warc = await WarcWriter.open({ dir, prefix: 'n' });
+    const answers = Array.from({ length: MAX_PENDING_RECORDS + 2 }, (_, i) => warc.record({ uri: `http://127.0.0.1:9/p${i}`, date: new Date(), userAgent: 'esp-test', response: page(`page ${i}`) }));
+    expect(answers.slice(0, MAX_PENDING_RECORDS - 1).every((a) => a === undefined)).toBe(true);
+    const wait = answers.at(-1);
+    expect(wait).toBeInstanceOf(Promise);
+    await wait;
+    expect(warc.records).toBe(2 * answers.length);
+    await warc.close();
   });
 });

@@ -8,7 +8,8 @@
  * Content-Length headers are replaced by the Content-Length of that body, so the record says what it holds.
  *
  * Records are written one at a time in the order they come; `record` does not wait for the disk (the crawler goes
- * on), `close` waits for everything given so far.
+ * on) unless MAX_PENDING_RECORDS are waiting already: then it gives a promise of the backlog written, so that a slow
+ * disk slows the crawl instead of filling the memory with page bodies. `close` waits for everything given so far.
  *
  *   const warc = await WarcWriter.open({ dir: '/data/warc', prefix: 'node1' });
  *   warc.record({ uri, date: new Date(), userAgent: 'esp-crawler', response });
@@ -31,7 +32,8 @@ export interface HttpExchange {
 }
 
 export interface PageArchive {
-  record(exchange: HttpExchange): void;
+  /** Keeps the exchange; a promise when the archive is behind and the caller should wait for it. */
+  record(exchange: HttpExchange): void | Promise<void>;
 }
 
 export interface WarcWriterOptions {
@@ -46,6 +48,8 @@ export interface WarcWriterOptions {
 }
 
 export const DEFAULT_WARC_FILE_BYTES = 1_000_000_000;
+/** Records waiting for the disk before `record` asks its caller to wait. */
+export const MAX_PENDING_RECORDS = 64;
 const WARC_VERSION = 'WARC/1.1';
 /** headers that describe the bytes on the wire, not the decompressed body kept */
 const WIRE_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length']);
@@ -59,6 +63,8 @@ export class WarcWriter implements PageArchive {
   readonly files: string[] = [];
   records = 0;
   failures = 0;
+  /** exchanges given and not yet written */
+  private pending = 0;
 
   private constructor(private readonly opts: WarcWriterOptions) {}
 
@@ -67,13 +73,17 @@ export class WarcWriter implements PageArchive {
     return new WarcWriter(opts);
   }
 
-  record(exchange: HttpExchange): void {
+  record(exchange: HttpExchange): void | Promise<void> {
+    this.pending++;
     this.queue = this.queue.then(() =>
-      this.write(exchange).catch((err: Error) => {
-        this.failures++;
-        this.opts.log?.warn({ uri: exchange.uri, err: err.message }, 'WARC record not written');
-      }),
+      this.write(exchange)
+        .catch((err: Error) => {
+          this.failures++;
+          this.opts.log?.warn({ uri: exchange.uri, err: err.message }, 'WARC record not written');
+        })
+        .finally(() => this.pending--),
     );
+    return this.pending >= MAX_PENDING_RECORDS ? this.queue : undefined;
   }
 
   /** Waits for the records given so far to be on disk. */

@@ -2,8 +2,9 @@
  * The gateway's CURVE settings (ZeroMQ RFC 26): its key pair, kept in a file that is generated on first use and
  * readable by its owner only, and the public keys of the peers it accepts.
  *
- * Key file: two lines, `public-key = <Z85>` and `secret-key = <Z85>`. Clients file: one Z85 public key per line;
- * `#` starts a comment.
+ * Key file: two lines, `public-key = <Z85>` and `secret-key = <Z85>`. Clients file: one Z85 public key per line,
+ * anything after it (past a space) is a comment, as is a line of "#" then a space; a bare "#" cannot start a comment
+ * anywhere else, since it is a Z85 character.
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { curveKeyPair } from 'zeromq';
@@ -43,8 +44,8 @@ export function loadOrCreateKeyPair(file: string): { keys: CurveKeyPair; created
 export function loadClientKeys(file: string): Set<string> {
   const keys = new Set<string>();
   for (const [i, raw] of read(file).split('\n').entries()) {
-    const line = raw.replace(/#.*/, '').trim();
-    if (!line) continue;
+    const line = raw.trim().split(/\s/, 1)[0] ?? '';
+    if (!line || line === '#' || /^#\s/.test(raw.trim())) continue;
     if (!isZ85Key(line)) throw new CurveKeyError(`${file}:${i + 1}: not a Z85 CURVE public key (40 characters)`);
     keys.add(line);
   }

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
@@ -24,9 +25,10 @@ const HB = 250;
 function python(script: string, args: string[]): { lines: string[]; exited: Promise<number | null>; kill(): void } {
   const child = spawn(PYTHON, [PEERS + script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
-  child.stdout.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean)));
+  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
   child.stderr.on('data', (d: Buffer) => lines.push(`stderr: ${d.toString()}`));
-  return { lines, exited: new Promise((r) => child.once('exit', (code) => r(code))), kill: () => child.kill('SIGKILL') };
+  // 'close': the exit code once stdout is read to its end, every line in `lines`
+  return { lines, exited: new Promise((r) => child.once('close', (code) => r(code))), kill: () => child.kill('SIGKILL') };
 }
 const curveArgs = (server: string, own: { publicKey: string; secretKey: string }) => ['--curve-server-key', server, '--curve-public-key', own.publicKey, '--curve-secret-key', own.secretKey];
 
@@ -48,7 +50,8 @@ describe('ppp-gateway with CURVE', () => {
     const { keys, created } = loadOrCreateKeyPair(join(dir, 'gateway.key'));
     expect(created).toBe(true);
     serverKey = keys.publicKey;
-    writeFileSync(join(dir, 'clients'), `# allowed peers\n${worker.publicKey}\n${client.publicKey}  # the client\n`);
+    // "#" is a Z85 character: keys that start with it must not be read as comments
+    writeFileSync(join(dir, 'clients'), `# allowed peers\n#\n${worker.publicKey}\n${client.publicKey}  # the client\n#${'0'.repeat(39)}\n`);
     gateway = await startGateway(mw.bus, {
       service: 'curve',
       frontend: 'tcp://127.0.0.1:*',
@@ -77,6 +80,7 @@ describe('ppp-gateway with CURVE', () => {
     expect(() => loadOrCreateKeyPair(join(dir, 'bad.key'))).toThrow(CurveKeyError);
     writeFileSync(join(dir, 'bad-clients'), 'not a key\n');
     expect(() => loadClientKeys(join(dir, 'bad-clients'))).toThrow(/bad-clients:1/);
+    expect(loadClientKeys(join(dir, 'clients'))).toEqual(new Set([worker.publicKey, client.publicKey, `#${'0'.repeat(39)}`]));
   });
 
   it('an allowed worker and an allowed client talk through the gateway; a stranger and a plain client get nothing', async () => {

@@ -123,6 +123,7 @@ export class FetchReports {
         break;
       case 'gone':
         c.stats.errors++;
+        this.deps.log?.info({ collection: c.name, uri, reason: `HTTP ${outcome.status}` }, 'fetch failed');
         break;
       case 'deferred':
         s.queue.unshift(f.entry);

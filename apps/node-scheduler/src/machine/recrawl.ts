@@ -9,7 +9,8 @@
  *   REFRESH_COLLECTION, REFRESH_SUBCOLLECTION, or no bit   a crawl round (this node keeps no subcollections: the
  *                                                          whole collection is refreshed)
  *   TRUNCATE_AND_RESTART                                   the crawl queues are emptied first, then a round
- *   REQUEUE_START_URIS                                     the start URIs are queued again (as on an update)
+ *   REQUEUE_START_URIS                                     alone: the start URIs are queued again (as on an
+ *                                                          update); with a round, the round has them already
  *   RELOAD_CONFIGURATION                                   nothing: configurations come in CMD_ADM_CONF_UPDATE,
  *                                                          this node keeps none on disk
  *
@@ -50,8 +51,10 @@ export class Recrawl {
   refresh(name: string, mask: number, subcollection: string | null): void {
     const c = this.deps.collections.get(name);
     if (!c) return;
-    if (mask & FSCMT_REFRESH_BITS.REQUEUE_START_URIS) this.deps.queue.requeueStartUris(name);
-    if ((mask & ROUND) !== 0 || mask === 0) this.round(c, subcollection === null ? 'refresh' : `refresh of subcollection ${subcollection}`, (mask & FSCMT_REFRESH_BITS.TRUNCATE_AND_RESTART) !== 0);
+    if ((mask & ROUND) !== 0 || mask === 0) {
+      // a round queues the start URIs too: the known ones conditionally, like every known page
+      this.round(c, subcollection === null ? 'refresh' : `refresh of subcollection ${subcollection}`, (mask & FSCMT_REFRESH_BITS.TRUNCATE_AND_RESTART) !== 0);
+    } else if (mask & FSCMT_REFRESH_BITS.REQUEUE_START_URIS) this.deps.queue.requeueStartUris(name);
   }
 
   /** The refresh tick: collections whose `refresh` interval has run since their round began start another. */

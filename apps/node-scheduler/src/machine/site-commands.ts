@@ -1,12 +1,13 @@
 /**
  * The multinode scheduler's commands on one site of a collection: preempt it (stop crawling now, its entries
- * dropped or kept in front), quarantine it for a while (its queue dropped or kept), delete what it fed, or list
- * what it fed for reprocessing.
+ * dropped or kept in front), quarantine it for a while (its queue dropped or kept), delete what it fed (and forget
+ * it, so that a crawl round does not fetch it again), or list what it fed for reprocessing.
  */
 import type { FscmtNodeSchedulerMessage } from '@esp/codecs';
 import type { Clock } from '@esp/timers';
 import type { CollectionTable } from './collection-table';
 import type { SitePermissions } from './site-permissions';
+import { siteOf } from './sites';
 
 export type SiteCommand = Extract<
   FscmtNodeSchedulerMessage,
@@ -17,8 +18,8 @@ export interface SiteCommandsDeps {
   clock: Clock;
   collections: CollectionTable;
   permissions: SitePermissions;
-  /** Delete these URIs from the index. */
-  onDelete: (collection: string, uris: string[]) => void;
+  /** Delete these URIs from the index (`site`: they are the whole site, deleted). */
+  onDelete: (collection: string, uris: string[], site?: string) => void;
   onReprocess: (collection: string, uris: string[]) => void;
 }
 
@@ -51,7 +52,9 @@ export class SiteCommands {
         const uris = [...s.fetched];
         s.queue.length = 0;
         s.fetched.clear();
-        return this.deps.onDelete(c.name, uris);
+        // what was deleted is not fetched again by the next crawl round
+        for (const uri of c.known.keys()) if (siteOf(uri)?.site === s.site) c.known.delete(uri);
+        return this.deps.onDelete(c.name, uris, s.site);
       }
       case 'CMD_UM_DELETE_URIS': {
         const c = this.deps.collections.get(msg.dspecName);
@@ -59,7 +62,10 @@ export class SiteCommands {
         const gone: string[] = [];
         for (const [site, uris] of msg.data.urisBySite) {
           const s = c.sites.get(site);
-          for (const u of uris) if (s?.fetched.delete(u)) gone.push(u);
+          for (const u of uris) {
+            c.known.delete(u);
+            if (s?.fetched.delete(u)) gone.push(u);
+          }
         }
         return this.deps.onDelete(c.name, gone);
       }
