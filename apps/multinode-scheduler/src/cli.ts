@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 
 export const HELP = `Usage: multinode-scheduler [--config <crawl.xml> ...] [--config-dir <dir>] [options]
 
@@ -29,15 +29,17 @@ Options:
                           <dir>/scheduler.sqlite and take it back at start, so kill -9 loses nothing answered
                           (default: none, the state is in memory only)
   -h, --help              show this help
-`;
 
-export type Cli = CliResult<{ nats: string[]; cluster: string; id: string; configs: string[]; configDir: string | undefined; configService: boolean; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; maxMissedKeepalives: number; settleMs: number; dataDir: string | undefined }>;
+${NATS_SECURITY_HELP}`;
+
+export type Cli = CliResult<{ nats: string[]; security: NatsSecurity; cluster: string; id: string; configs: string[]; configDir: string | undefined; configService: boolean; dnsTtlS: number; keepaliveMs: number; maxSitesPerIp: number; minNodes: number; maxMissedKeepalives: number; settleMs: number; dataDir: string | undefined }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const parsed = tryParseArgs({
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       cluster: { type: 'string' },
       id: { type: 'string' },
       config: { type: 'string', multiple: true },
@@ -57,6 +59,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const dnsTtlS = integerOption('dns-ttl', values['dns-ttl'], 3600, 0, 7 * 86400);
   if (typeof dnsTtlS === 'string') return { kind: 'error', message: dnsTtlS };
   const keepaliveMs = integerOption('keepalive-ms', values['keepalive-ms'], 120_000, 10, 86_400_000);
@@ -69,5 +73,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof maxMissedKeepalives === 'string') return { kind: 'error', message: maxMissedKeepalives };
   const settleMs = integerOption('settle-ms', values['settle-ms'], 3000, 0, 86_400_000);
   if (typeof settleMs === 'string') return { kind: 'error', message: settleMs };
-  return { kind: 'run', nats: natsServers(values.nats, env), cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], configDir: values['config-dir'], configService: values['config-service'] ?? false, dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, maxMissedKeepalives, settleMs, dataDir: values.data };
+  return { kind: 'run', nats: natsServers(values.nats, env), security, cluster: values.cluster ?? 'default', id: values.id ?? 'main', configs: values.config ?? [], configDir: values['config-dir'], configService: values['config-service'] ?? false, dnsTtlS, keepaliveMs, maxSitesPerIp, minNodes, maxMissedKeepalives, settleMs, dataDir: values.data };
 }

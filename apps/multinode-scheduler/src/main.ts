@@ -37,7 +37,7 @@ try {
 }
 
 const log = createLogger('multinode-scheduler', { id: cli.id, cluster: cli.cluster });
-const mw = await Middleware.connect({ name: 'multinode-scheduler', servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'multinode-scheduler', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot connect to NATS');
   process.exit(1);
 });

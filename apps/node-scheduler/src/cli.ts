@@ -1,4 +1,4 @@
-import { integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { DEFAULT_MAX_BODY_BYTES } from './crawler';
 import { DEFAULT_WARC_FILE_BYTES } from './warc-writer';
 
@@ -40,10 +40,12 @@ Options:
                           kill -9 too: only the pages in flight are fetched again (default: none, the state lives in
                           memory and a restarted node starts empty)
   -h, --help              show this help
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export type Cli = CliResult<{
   nats: string[];
+  security: NatsSecurity;
   cluster: string;
   nodeId: string;
   mns: string;
@@ -68,6 +70,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     options: {
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       cluster: { type: 'string' },
       id: { type: 'string' },
       mns: { type: 'string' },
@@ -92,6 +95,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   if (!values.id) return { kind: 'error', message: '--id is required' };
   const ipKey = values['ip-key'] ?? 'ip';
   if (ipKey !== 'ip' && ipKey !== 'ip-port') return { kind: 'error', message: `--ip-key must be ip or ip-port, got "${ipKey}"` };
@@ -114,6 +119,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   return {
     kind: 'run',
     nats: natsServers(values.nats, env),
+    security,
     cluster: values.cluster ?? 'default',
     nodeId: values.id,
     mns: values.mns ?? 'main',

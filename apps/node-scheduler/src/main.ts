@@ -30,7 +30,7 @@ const warm = await warmUp().catch((err: Error) => {
   return { ms: 0 };
 });
 log.info({ ms: Math.round(warm.ms) }, 'per-page code paths warmed up');
-const mw = await Middleware.connect({ name: 'node-scheduler', servers: cli.nats, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'node-scheduler', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot connect to NATS');
   process.exit(1);
 });

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { list, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, list, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { CRAWL_DEFAULTS, type CrawlCommand, type CrawlSpec, type UriRulesSpec } from '@esp/interfaces';
 
 export const HELP = `Usage: npm run crawl -- --collection <name> [options] <start-url>...
@@ -58,13 +58,15 @@ Common options:
 
 Exit status: 0 done, 1 failed (the crawl roles do not answer, an invalid crawl, an unknown collection),
 2 usage error, 3 --timeout ran out before the crawl was done.
-`;
+
+${NATS_SECURITY_HELP}`;
 
 export const COMMANDS = ['status', 'suspend', 'resume', 'refresh', 'delete-site', 'delete-uris', 'quarantine', 'preempt', 'reprocess', 'feeding-suspend', 'urgent'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 interface Common {
   nats: string[];
+  security: NatsSecurity;
   cluster: string;
   mns: string;
   json: boolean;
@@ -154,6 +156,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
       nats: { type: 'string' },
+      ...NATS_SECURITY_OPTIONS,
       home: { type: 'string' },
       cluster: { type: 'string' },
       mns: { type: 'string' },
@@ -164,8 +167,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if ('error' in parsed) return { kind: 'error', message: parsed.error };
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help', text: HELP };
+  const security = natsSecurity(values, env);
+  if (typeof security === 'string') return { kind: 'error', message: security };
   const home = resolve(values.home ?? env['ESP_HOME'] ?? '.esp');
-  const common: Common = { nats: natsOf(values.nats, env, home), cluster: values.cluster ?? 'default', mns: values.mns ?? 'main', json: values.json ?? false, quiet: values.quiet ?? false };
+  const common: Common = { nats: natsOf(values.nats, env, home), security, cluster: values.cluster ?? 'default', mns: values.mns ?? 'main', json: values.json ?? false, quiet: values.quiet ?? false };
   const collection = values.collection;
   const [first, ...rest] = positionals;
   if (first === undefined) return { kind: 'error', message: 'give start URLs to crawl (with --collection), or a command: ' + COMMANDS.join(', ') };

@@ -61,7 +61,7 @@ async function waitDone(admin: ProxyOf<typeof crawlAdminInterface>, collection: 
 async function run(): Promise<number> {
   let mw: Middleware;
   try {
-    mw = await Middleware.connect({ name: 'crawl-cli', servers: plan.nats, logger, timeoutMs: 30_000 });
+    mw = await Middleware.connect({ name: 'crawl-cli', servers: plan.nats, security: plan.security, logger, timeoutMs: 30_000 });
   } catch (err) {
     process.stderr.write(`crawl: cannot connect to NATS at ${plan.nats.join(',')}: ${(err as Error).message} (is the stack running? npm start)\n`);
     return 1;
