@@ -5,7 +5,10 @@
 import { CONFIG_SERVICE_NAME, DISPATCHER_NAME, INDEXING_DISPATCHER_NAME, type Aor } from '@esp/interfaces';
 import { Middleware, NAME_BUCKET, serveNameServer } from '@esp/middleware';
 import { createLogger } from '@esp/logging';
+// the attacker's tools: the raw KV and object store clients, around the middleware
+// eslint-disable-next-line no-restricted-imports
 import { Kvm } from '@nats-io/kv';
+// eslint-disable-next-line no-restricted-imports
 import { Objm } from '@nats-io/obj';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissionDenied } from './bus-probes';
