@@ -4,7 +4,7 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { putObject } from './blob-put';
+import { putObject, putTombstone } from './blob-put';
 
 export interface BlobStoreOptions {
   /** The bucket (default "esp_content"). */
@@ -134,11 +134,23 @@ export class BlobStore {
     return out;
   }
 
-  /** Removes an object; one already gone is no error. */
+  /** Set once the bus refused this connection a read of the bucket: it may only add (a feed client). */
+  private addOnly = false;
+
+  /**
+   * Removes an object; one already gone is no error. A connection that may only add to the bucket (its first
+   * delete was refused the read that the object store's delete starts with) marks the object deleted instead
+   * (blob-put.ts): readers find nothing, and the TTL removes its chunks.
+   */
   async delete(name: string): Promise<void> {
     try {
+      if (this.addOnly) return await putTombstone(this.js, this.bucket, name);
       await this.os.delete(name);
     } catch (err) {
+      if (!this.addOnly && /permissions? violation/i.test((err as Error).message)) {
+        this.addOnly = true;
+        return this.delete(name);
+      }
       throw new BlobError('store_unavailable', `cannot delete object "${name}" from "${this.bucket}": ${(err as Error).message}`, { cause: err });
     }
   }

@@ -150,7 +150,7 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
       return own([names('fds'), ...objects(T.config)], objects(T.config));
     case 'indexer':
       return own(
-        [names('esp/subsystems/indexing'), ...objects(T.coreFactory, T.search, T.callback, T.config), ...contentRead(bucket)],
+        [names('esp/subsystems/indexing'), ...objects(T.coreFactory, T.search, T.callback, T.config), ...contentWrite(bucket)],
         objects(T.coreFactory, T.coreSession, T.search),
       );
     case 'content-distributor': {
