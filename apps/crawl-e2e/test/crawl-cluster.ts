@@ -15,6 +15,8 @@ export interface CrawlClusterOptions {
   collection?: string;
   /** The multinode scheduler keeps its state in <dir>/mns (--data), so it can be killed and restarted. */
   mnsData?: boolean;
+  /** The node schedulers keep their state in <dir>/ns (--data), so they can be killed and restarted. */
+  nodeData?: boolean;
   /** Keep-alive interval of the multinode and node schedulers (how soon a node notices a restarted scheduler). */
   keepaliveMs?: number;
   /**
@@ -125,6 +127,7 @@ export class CrawlCluster {
             ...keepalive,
             ...(opts.feed ? [] : ['--no-feed']),
             ...(opts.warc ? ['--warc', this.warcDir(`node${i}`)] : []),
+            ...(opts.nodeData ? ['--data', join(this.dir, 'ns')] : []),
           ],
           opts.nodeEnv,
         ),

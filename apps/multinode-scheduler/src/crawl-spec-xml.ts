@@ -54,6 +54,7 @@ export function crawlSpecXml(spec: CrawlSpec): string {
     `    <attrib name="max_doc" type="integer">${spec.max_doc}</attrib>\n` +
     `    <attrib name="robots" type="boolean">${spec.robots ? 'yes' : 'no'}</attrib>\n` +
     `    <attrib name="sitemaps" type="boolean">${spec.sitemaps ? 'yes' : 'no'}</attrib>\n` +
+    (spec.refresh_min > 0 ? `    <attrib name="refresh" type="real">${spec.refresh_min}</attrib>\n` : '') +
     `    <section name="crawlmode"><attrib name="mode" type="string">${mode}</attrib></section>\n` +
     rules('include_uris', includeRules(spec)) +
     (spec.exclude ? rules('exclude_uris', spec.exclude) : '') +

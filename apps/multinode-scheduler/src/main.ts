@@ -50,6 +50,11 @@ const registerCollection = cli.configService
     }
   : undefined;
 await serveCrawlAdmin(mw, mns, { cluster: cli.cluster, id: cli.id, source, registerCollection, log });
+// the crawls configured here are the feeding chain's collections too (a config server whose directory was not kept
+// learns them again)
+for (const c of registerCollection ? collections : []) {
+  registerCollection?.(c.name).catch((err: Error) => log.warn({ collection: c.name, err: err.message }, 'collection not made known to the config server'));
+}
 log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 'ready');
 
 // SIGHUP: read the configuration files again; collections added, changed or gone are added, updated or removed on

@@ -32,6 +32,7 @@ import { BoundedLog } from './bounded-log';
 import { addStats, totalStats } from './machine/collection-stats';
 import { CollectionTable } from './machine/collection-table';
 import { CrawlProgress } from './machine/crawl-progress';
+import { crawlStateOf, type CrawlState } from './machine/crawl-state';
 import { DEFAULT_DNS_TTL_S, DnsCache } from './machine/dns-cache';
 import { IpPermissions } from './machine/ip-permissions';
 import { NodeLiveness } from './machine/node-liveness';
@@ -48,6 +49,7 @@ export { MAX_SITES_PER_IP } from './machine/ip-permissions';
 export { DEFAULT_KEEPALIVE_MS, DEFAULT_MAX_MISSED_KEEPALIVES } from './machine/node-liveness';
 export { ASK_ROUTE_WAIT_MS } from './machine/site-routing';
 export { DEFAULT_SETTLE_MS, type NodeProgress, type SiteProgress } from './machine/crawl-progress';
+export type { CrawlState } from './machine/crawl-state';
 export { siteOf } from './machine/sites';
 
 /** CMD_UM_LOG lines kept for inspection (each is also written to the scheduler's log). */
@@ -82,17 +84,6 @@ export interface MultinodeSchedulerOptions {
   settleMs?: number;
 }
 
-/** Where a collection's crawl stands at the multinode scheduler (see `crawlState`). */
-export interface CrawlState {
-  state: number;
-  epoch: number;
-  /** Entries waiting here: to be routed, or for their site's DNS answer. */
-  queued: number;
-  /** site -> node id */
-  routes: ReadonlyMap<string, string>;
-  /** Nothing waits here, and every node registered reported itself idle for the settle period. */
-  done: boolean;
-}
 
 /** Composes the parts under ./machine: each owns its state; this class dispatches messages and admin calls to them. */
 export class MultinodeSchedulerMachine {
@@ -204,11 +195,7 @@ export class MultinodeSchedulerMachine {
   /** The collection's crawl here and whether it is done, or undefined when it is unknown or being removed. */
   crawlState(name: string): CrawlState | undefined {
     const c = this.collections.active(name);
-    if (!c) return undefined;
-    let queued = c.queue.length;
-    for (const parked of c.parked.values()) queued += parked.length;
-    const done = queued === 0 && c.awaitingRoutes.size === 0 && c.state === FSCMT_CONF_STATES.ACTIVE && this.progress.settled(name, this.nodes.ids());
-    return { state: c.state, epoch: c.epoch, queued, routes: c.routes, done };
+    return c && crawlStateOf(c, this.progress.settled(name, this.nodes.ids()));
   }
 
   // ---- administration (MS-FSCADM side): configurations to every node scheduler

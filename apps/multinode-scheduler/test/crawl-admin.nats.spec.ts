@@ -24,6 +24,7 @@ const spec = (over: Partial<CrawlSpec> = {}): CrawlSpec => ({
   max_doc: CRAWL_DEFAULTS.max_doc,
   robots: true,
   sitemaps: true,
+  refresh_min: 0,
   ...over,
 });
 
@@ -120,7 +121,8 @@ describe('crawl::admin on the multinode scheduler (real nats-server)', () => {
     expect((await admin().status(''))[0]?.stats['fetched']).toBe(5);
 
     // set again with a change: a new epoch, and done only after fresh idle reports
-    const again = await admin().set_crawl(spec({ delay_s: 2 }));
+    const again = await admin().set_crawl(spec({ delay_s: 2, refresh_min: 90 }));
+    expect(readFileSync(again.file, 'utf8')).toContain('<attrib name="refresh" type="real">90</attrib>');
     expect(again.created).toBe(false);
     expect((await admin().status('web'))[0]).toMatchObject({ epoch: 2, done: false });
     await waitFor(() => node.commands().includes('CMD_ADM_CONF_UPDATE'), { what: 'update sent' });

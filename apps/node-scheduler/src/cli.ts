@@ -34,6 +34,11 @@ Options:
   --warc-max-bytes <n>    a WARC file is closed past this size, the next one opened (default: 1000000000)
   --keepalive-ms <ms>     keep-alive interval (default: 120000)
   --stats-ms <ms>         CMD_UM_STAT interval (default: 60000)
+  --data <dir>            keep the crawl state in <dir>/node-<id>.sqlite (queues, seen URIs, forwarded links, owned
+                          and duplicate pages, ETag / Last-Modified, robots.txt rules, sitemaps read), written before
+                          it is acted on, so that a restart with the same id and directory resumes the crawl, after
+                          kill -9 too: only the pages in flight are fetched again (default: none, the state lives in
+                          memory and a restarted node starts empty)
   -h, --help              show this help
 `;
 
@@ -55,6 +60,7 @@ export type Cli = CliResult<{
   warcMaxBytes: number;
   keepaliveMs: number;
   statsMs: number;
+  dataDir: string | undefined;
 }>;
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
@@ -78,6 +84,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'warc-max-bytes': { type: 'string' },
       'keepalive-ms': { type: 'string' },
       'stats-ms': { type: 'string' },
+      data: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -123,5 +130,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     warcMaxBytes,
     keepaliveMs,
     statsMs,
+    dataDir: values.data,
   };
 }

@@ -15,6 +15,8 @@ export interface CollectionFeedersOptions {
   enabled: boolean;
   /** A fed document failed in the feeding chain. */
   onFailed: (collection: string) => void;
+  /** A fed document (not a remove) reached its final outcome (completed or failed). */
+  onOutcome?: (collection: string, uri: string) => void;
   /** Partial batches leave at least this often (default 250 ms). */
   flushMs?: number;
   log?: Logger;
@@ -23,6 +25,10 @@ export interface CollectionFeedersOptions {
 export class CollectionFeeders {
   private readonly clients = new Map<string, Promise<FeedingClient>>();
   private readonly suspended = new Set<string>();
+  /** "<collection> <id>" of removes sent and not finished: their outcomes are not those of fed pages */
+  private readonly removes = new Set<string>();
+  /** Per collection, documents handed to the feeding client without their final outcome yet. */
+  private readonly unfinished = new Map<string, number>();
   private readonly flusher: NodeJS.Timeout;
 
   constructor(private readonly opts: CollectionFeedersOptions) {
@@ -45,7 +51,25 @@ export class CollectionFeeders {
   async feed(collection: string, docs: FeedDocument[]): Promise<void> {
     if (!this.opts.enabled || docs.length === 0) return;
     const client = await this.client(collection);
-    for (const d of docs) await client.feed(d);
+    for (const d of docs) {
+      if (d.remove) this.removes.add(`${collection} ${d.id}`);
+      this.count(collection, 1);
+      try {
+        await client.feed(d);
+      } catch (err) {
+        this.count(collection, -1);
+        throw err;
+      }
+    }
+  }
+
+  /** Documents of the collection fed and not yet completed or failed (a crawl is not done before they are). */
+  inFlight(collection: string): number {
+    return this.unfinished.get(collection) ?? 0;
+  }
+
+  private count(collection: string, n: number): void {
+    this.unfinished.set(collection, Math.max(0, (this.unfinished.get(collection) ?? 0) + n));
   }
 
   /** Flushes and closes every session. */
@@ -67,6 +91,8 @@ export class CollectionFeeders {
       collection,
       log,
       onOutcome: (id, outcome) => {
+        this.count(collection, -1);
+        if (!this.removes.delete(`${collection} ${id}`)) this.opts.onOutcome?.(collection, id);
         if (outcome.kind !== 'failed') return;
         this.opts.onFailed(collection);
         log.warn({ collection, uri: id, error: outcome.error.name, description: outcome.error.description }, 'fed document failed in the feeding chain');

@@ -24,7 +24,7 @@ import { indexableType, unwantedMedia, type IndexableFormat } from './indexable-
 import { extractLinks } from './link-extractor';
 import { pageText, preloadPageText } from './page-text';
 import type { Fetch, NodeSchedulerMachine, PageFate } from './node-scheduler-machine';
-import { productToken, robotsAllows } from './robots';
+import { productToken, robotsAllows, type RobotsRules } from './robots';
 import { normalizeUrl } from './url-normalize';
 import { headerRobotsDirectives, mergeDirectives, NO_DIRECTIVES } from './robots-directives';
 import { ROBOTS_MAX_BYTES, RobotsCache } from './robots-cache';
@@ -72,6 +72,19 @@ export interface CrawlerOptions {
   validators?: PageValidators;
   /** Keeps every 2xx answer read, with its request (a WARC writer) */
   archive?: PageArchive;
+  /** What the crawler keeps across a restart: robots.txt rules read, sitemaps read (node-scheduler.ts keeps them in the node's store). */
+  memory?: CrawlerMemory;
+  /** Resolves once the machine's state is on disk: a page is asked for only after its entry is recorded as taken. */
+  durable?: () => Promise<void>;
+}
+
+/** robots.txt rules and sitemaps read before, and where to note new ones. */
+export interface CrawlerMemory {
+  robots: Array<{ origin: string; rules: RobotsRules; expiresAt: number }>;
+  /** "<collection> <origin>" */
+  sitemaps: string[];
+  robotsRead(origin: string, rules: RobotsRules, expiresAt: number): void;
+  sitemapsRead(collection: string, origin: string): void;
 }
 
 export class Crawler {
@@ -107,7 +120,10 @@ export class Crawler {
       log: opts.log,
       retryMs: opts.robotsRetryMs,
       maxRetryMs: opts.robotsRetryMs === undefined ? undefined : opts.robotsRetryMs * 30,
+      saved: opts.memory?.robots,
+      onRules: opts.memory ? (origin, rules, expiresAt) => opts.memory?.robotsRead(origin, rules, expiresAt) : undefined,
     });
+    for (const key of opts.memory?.sitemaps ?? []) this.sitemapsRead.add(key);
   }
 
   get inFlight(): number {
@@ -160,6 +176,7 @@ export class Crawler {
     const m = this.opts.machine;
     const uri = f.entry.uri.uri;
     try {
+      if (this.opts.durable) await this.opts.durable();
       const url = new URL(uri);
       let sitemaps: string[] = [];
       if (f.settings.robots) {
@@ -246,6 +263,7 @@ export class Crawler {
       .then((uris) => {
         if (uris.length > 0) this.opts.log?.info({ collection: f.collection, site: f.site, uris: uris.length }, 'sitemaps read: their URLs are start URIs');
         m.sitemapsRead(f, referrer, uris);
+        this.opts.memory?.sitemapsRead(f.collection, url.origin);
       })
       .catch((err: unknown) => {
         this.opts.log?.info({ collection: f.collection, site: f.site, err: (err as Error).message }, 'sitemaps not read');

@@ -13,6 +13,10 @@
  * the front. One request at a time per site, `delay` apart. Links to sites not routed to this node go to the
  * multinode scheduler; a site whose queue ran dry is released with CMD_UM_STOP_CRAWL_IP. A refresh (the command or
  * the collection's `refresh` interval) starts a crawl round: the known pages are fetched again (machine/recrawl.ts).
+ *
+ * What must survive a restart is written through `store` as it changes (store/node-store.ts): an entry is recorded
+ * as queued when it joins a queue, and done only once its fetch's outcome is handled (a fed page's once its feed is
+ * acknowledged, with `feedAcks`); `restore()` takes it back (machine/node-restore.ts).
  */
 import {
   readFscmtNodeSchedulerMessage,
@@ -31,16 +35,21 @@ import type { Fetch, FetchOutcome } from './machine/fetch';
 import { FetchReports } from './machine/fetch-reports';
 import { FetchTurns } from './machine/fetch-turns';
 import { MnsLink } from './machine/mns-link';
+import { NodeRestore, type RestoreSummary } from './machine/node-restore';
 import { Recrawl } from './machine/recrawl';
 import { RouteTable } from './machine/route-table';
 import { SiteCommands } from './machine/site-commands';
 import { SitePermissions } from './machine/site-permissions';
+import { siteOf } from './machine/sites';
+import type { NodeStore, StoredNodeState } from './store/node-store';
+import { NullNodeStore } from './store/null-node-store';
 
 export type { CrawlStats } from './machine/crawl-stats';
 export type { Fetch, FetchOutcome, PageFate } from './machine/fetch';
 export { MAX_CRAWL_DELAY_MS } from './machine/fetch-turns';
 export { entryFor } from './machine/queue-entries';
 export { BLOCK_MS } from './machine/site-permissions';
+export type { RestoreSummary } from './machine/node-restore';
 
 export const QUARANTINE_TICK_MS = 5_000;
 export const DEFAULT_KEEPALIVE_MS = 120_000;
@@ -53,14 +62,16 @@ export interface NodeSchedulerEvents {
   onConfig?: (collection: string, dspec: FswcuDict) => void;
   /** A collection is being removed: PPDUP_CONF_REMOVE first, then the local state, then PPDUP_CONF_REMOVE2. */
   onRemove?: (collection: string, uris: string[]) => Promise<void> | void;
-  /** Delete these URIs from the index (delete site / URIs). */
-  onDelete?: (collection: string, uris: string[]) => void;
+  /** Delete these URIs from the index (delete site / URIs; `site` when the whole site is deleted). */
+  onDelete?: (collection: string, uris: string[], site?: string) => void;
   onReprocess?: (collection: string, uris: string[]) => void;
   /** A crawl round began (CMD_ADM_CONF_REFRESH or the `refresh` interval): the known pages are queued again. */
   onRound?: (collection: string) => void;
   onFeedingSuspend?: (collection: string, suspended: boolean) => void;
   /** Work may be available (the crawler wakes up). */
   onWork?: () => void;
+  /** Documents of the collection in the feeding chain without their final outcome (counted in the progress). */
+  feedsInFlight?: (collection: string) => number;
 }
 
 export interface NodeSchedulerMachineOptions {
@@ -75,6 +86,10 @@ export interface NodeSchedulerMachineOptions {
   keepaliveMs?: number;
   statsMs?: number;
   xmlrpc?: { host: string; port: number };
+  /** Where what must survive a restart is written (default: nowhere). */
+  store?: NodeStore;
+  /** A fed page is recorded done only when `feedDone` says its feed was acknowledged (else when it was handed over). */
+  feedAcks?: boolean;
 }
 
 /** Composes the parts under ./machine: each owns its state; this class dispatches messages and crawler calls to them. */
@@ -88,6 +103,8 @@ export class NodeSchedulerMachine {
   private readonly reports: FetchReports;
   private readonly siteCommands: SiteCommands;
   private readonly collectionCommands: CollectionCommands;
+  private readonly restorer: NodeRestore;
+  private readonly store: NodeStore;
   private readonly recrawl: Recrawl;
   private readonly timers: TimerHandle[] = [];
 
@@ -97,17 +114,22 @@ export class NodeSchedulerMachine {
 
   constructor(private readonly opts: NodeSchedulerMachineOptions) {
     const { clock, log, nodeId } = opts;
+    const store = (this.store = opts.store ?? new NullNodeStore());
     // the events are read when they fire: `connect` sets them after the parts are built
     const work = (): void => this.events.onWork?.();
-    const mns = (this.mns = new MnsLink({ nodeId, mns: opts.mns, send: opts.send, xmlrpc: opts.xmlrpc, resendRequests: () => this.permissions.resendPending(), log }));
-    const collections = (this.collections = new CollectionTable({ mns, onConfig: (name, dspec) => this.events.onConfig?.(name, dspec), now: () => clock.now(), log }));
+    const mns = (this.mns = new MnsLink({ nodeId, mns: opts.mns, send: opts.send, xmlrpc: opts.xmlrpc, resendRequests: () => this.permissions.resendPending(), store, log }));
+    const collections = (this.collections = new CollectionTable({ mns, onConfig: (name, dspec) => this.events.onConfig?.(name, dspec), now: () => clock.now(), store, log }));
     const routes = (this.routes = new RouteTable(clock));
     const permissions = (this.permissions = new SitePermissions({ clock, mns, routes, collections, ipKey: opts.ipKey, work, log }));
     const queue = (this.queue = new CrawlQueue({ nodeId, collections, routes, mns, permissions, work, log }));
     const turns = (this.turns = new FetchTurns({ clock, collections, permissions, work }));
-    const onDelete = (collection: string, uris: string[]): void => this.events.onDelete?.(collection, uris);
+    const onDelete = (collection: string, uris: string[], site?: string): void => {
+      store.unfed(collection, uris);
+      this.events.onDelete?.(collection, uris, site);
+    };
     this.reports = new FetchReports({ clock, collections, queue, turns, permissions, onDelete, work, log });
     const recrawl = (this.recrawl = new Recrawl({ nodeId, clock, collections, queue, routes, onRound: (name) => this.events.onRound?.(name), onDelete, log }));
+    this.restorer = new NodeRestore({ nodeId, collections, routes, mns, permissions, log });
     this.collectionCommands = new CollectionCommands({
       collections,
       queue,
@@ -135,9 +157,16 @@ export class NodeSchedulerMachine {
     this.events = events;
   }
 
+  /** Takes back what the store kept (after `connect`, before `start`). */
+  restore(state: StoredNodeState): RestoreSummary {
+    if (this.started) throw new Error('restore the node scheduler machine before starting it');
+    return this.restorer.restore(state);
+  }
+
   start(): void {
     this.started = true;
     this.mns.init();
+    this.restorer.registered();
     this.every(this.opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS, () => this.mns.keepaliveRound());
     this.every(QUARANTINE_TICK_MS, () => this.quarantineTimeout());
     this.every(REFRESH_TICK_MS, () => this.recrawl.due());
@@ -190,6 +219,8 @@ export class NodeSchedulerMachine {
       case 'CMD_ADM_CONF_ADD':
       case 'CMD_ADM_CONF_UPDATE':
       case 'CMD_ADM_CONF_REMOVE':
+        if (msg.command === 'CMD_ADM_CONF_REMOVE' && this.collections.has(msg.dspecName)) this.store.deleteCollection(msg.dspecName);
+        return this.collectionCommands.handle(msg);
       case 'CMD_ADM_CONF_SUSPEND':
       case 'CMD_UM_CONF_STATE':
       case 'CMD_ADM_CONF_RESUME':
@@ -199,13 +230,15 @@ export class NodeSchedulerMachine {
       case 'CMD_UM_ADD_ROUTE': {
         const r = msg.route;
         const before = this.routes.add(msg.dspecName, r);
+        if (this.collections.has(msg.dspecName)) this.store.putRoute({ collection: msg.dspecName, site: r.site, node: r.nodeId });
         if (before !== undefined && before !== r.nodeId) this.queue.routeMoved(msg.dspecName, r.site, before, r.nodeId);
         this.routes.learnFromRoute(r.site, r.addrinfo, r.ttl);
         return;
       }
       case 'CMD_UM_ASK_ROUTE':
         for (const routes of this.routes.batches(msg.dspecName)) this.mns.send({ command: 'CMD_UM_ADD_ROUTE', dspecName: msg.dspecName, routes });
-        return this.mns.send({ command: 'CMD_UM_LAST_ROUTE', dspecName: msg.dspecName });
+        this.mns.send({ command: 'CMD_UM_LAST_ROUTE', dspecName: msg.dspecName });
+        return this.restorer.routesKnown(msg.dspecName);
       case 'CMD_UM_URI':
       case 'CMD_UM_URI_URG':
         return this.queue.enqueue(msg.dspecName, msg.entry, msg.command === 'CMD_UM_URI_URG' || priority === 1);
@@ -240,7 +273,9 @@ export class NodeSchedulerMachine {
 
   /** The next fetch allowed now, or undefined; `nextWakeMs` says when to look again. */
   nextFetch(): Fetch | undefined {
-    return this.turns.nextFetch();
+    const f = this.turns.nextFetch();
+    if (f) this.store.taken(f.collection, f.entry.uri.uri);
+    return f;
   }
 
   /** Milliseconds until some site becomes fetchable (politeness, blocks, quarantine), or undefined. */
@@ -276,6 +311,18 @@ export class NodeSchedulerMachine {
   /** The crawler reports a fetch: links are queued here or sent to the multinode scheduler. */
   fetched(f: Fetch, outcome: FetchOutcome): void {
     this.reports.fetched(f, outcome);
+    if (!this.collections.has(f.collection)) return;
+    // put off: back in front; fed, with acknowledgements: done when feedDone says so
+    if (outcome.kind === 'deferred') return this.store.queued(f.collection, f.site, f.entry, true);
+    const fed = outcome.kind === 'page' && outcome.fate === 'fed';
+    if (!fed || !this.opts.feedAcks) this.store.done(f.collection, f.site, f.entry.uri.uri, fed, f.depth);
+  }
+
+  /** The feeding chain acknowledged a fed page (its final outcome, completed or failed): it is done. */
+  feedDone(collection: string, uri: string): void {
+    const where = siteOf(uri);
+    const c = this.collections.get(collection);
+    if (this.opts.feedAcks && where && c) this.store.done(collection, where.site, uri, true, c.known.get(uri) ?? 0);
   }
 
   /** The feeding chain failed a document of the collection after it was fed (the feeding client's outcome). */
@@ -300,7 +347,7 @@ export class NodeSchedulerMachine {
   private statistics(): void {
     for (const c of this.collections.values()) {
       const stats = takeStatsDelta(c);
-      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c)]);
+      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c, this.events.feedsInFlight?.(c.name) ?? 0)]);
       this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
     }
   }

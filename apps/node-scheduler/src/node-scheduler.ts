@@ -6,7 +6,12 @@
  * what acts on the machine's events (page ownership, feeders, the duplicate server link, the crawler); then the
  * machine is connected to them, the endpoint starts listening, and the machine starts.
  *
- *   const ns = await startNodeScheduler(mw, { cluster: 'default', nodeId: 'n1', mns: 'main', dup: 'dup1' });
+ *   const ns = await startNodeScheduler(mw, { cluster: 'default', nodeId: 'n1', mns: 'main', dup: 'dup1', dataDir: '.esp/ns' });
+ *
+ * With a data directory the crawl state lives in SQLite (store/sqlite-node-store.ts) and survives kill -9: what the
+ * machine sends waits for the commit of what led to it (a CMD_UM_KEEPALIVE_ACK thus vouches only for entries on
+ * disk), a fed page is done only once the feeding chain gave its outcome, and a restart with the same id and
+ * directory resumes the crawl where it was, fetching again only what was in flight.
  */
 import { crawlAddress, CrawlEndpoint } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
@@ -18,6 +23,11 @@ import { connectDuplicateServer, ownerOf } from './duplicate-link';
 import { NodeSchedulerMachine } from './node-scheduler-machine';
 import { pageDocument } from './page-document';
 import { PageOwnership } from './page-ownership';
+import type { NodeStore } from './store/node-store';
+import { NullNodeStore } from './store/null-node-store';
+import { robotsRulesOf, storedRobotsRules } from './store/stored-robots';
+import { SqliteNodeStore } from './store/sqlite-node-store';
+import { StoredPageValidators } from './store/stored-page-validators';
 import type { PageValidators } from './page-validators';
 import type { PageArchive } from './warc-writer';
 
@@ -43,6 +53,8 @@ export interface NodeSchedulerOptions {
   maxBodyBytes?: number;
   keepaliveMs?: number;
   statsMs?: number;
+  /** Keep the crawl state here (SQLite, <dir>/node-<id>.sqlite) and take it back at start; without it, memory only. */
+  dataDir?: string;
   /** ETag / Last-Modified per page for conditional recrawls (default: in memory) */
   validators?: PageValidators;
   /** Where every page read is archived (a WARC writer) */
@@ -63,6 +75,9 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
   const clock = opts.clock ?? systemClock;
   const self = { cluster: opts.cluster, role: 'ns' as const, id: opts.nodeId };
   const endpoint = await CrawlEndpoint.start(mw.bus, { self, log });
+  const store: NodeStore = opts.dataDir ? new SqliteNodeStore(opts.dataDir, opts.nodeId) : new NullNodeStore();
+  const stored = store.load();
+  const feed = opts.feed ?? false;
   const machine = new NodeSchedulerMachine({
     nodeId: opts.nodeId,
     mns: crawlAddress({ cluster: opts.cluster, role: 'mns', id: opts.mns }),
@@ -71,10 +86,20 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     log,
     keepaliveMs: opts.keepaliveMs,
     statsMs: opts.statsMs,
-    send: (to, dict, priority) => endpoint.send(to, dict, priority),
+    // nothing leaves before what led to it is on disk
+    send: (to, dict, priority) => store.whenDurable(() => endpoint.send(to, dict, priority)),
+    store,
+    feedAcks: feed,
   });
-  const ownership = new PageOwnership();
-  const feeders = new CollectionFeeders({ mw, enabled: opts.feed ?? false, log, onFailed: (collection) => machine.feedFailed(collection) });
+  const ownership = new PageOwnership(store);
+  ownership.restore(stored.owned, stored.duplicates);
+  const feeders = new CollectionFeeders({
+    mw,
+    enabled: feed,
+    log,
+    onFailed: (collection) => machine.feedFailed(collection),
+    onOutcome: (collection, uri) => machine.feedDone(collection, uri),
+  });
   const dup = await connectDuplicateServer(mw, endpoint, {
     ...opts,
     clock,
@@ -89,7 +114,7 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     userAgent: opts.userAgent,
     concurrency: opts.concurrency,
     maxBodyBytes: opts.maxBodyBytes,
-    validators: opts.validators,
+    validators: opts.validators ?? (opts.dataDir ? new StoredPageValidators(store, stored.validators) : undefined),
     archive: opts.archive,
     log,
     checksum: (collection, uri, csum) => ownerOf(dup.link, collection, uri, csum, log),
@@ -104,11 +129,19 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       return true;
     },
     onDuplicate: (page) => ownership.duplicate(page.collection, page.uri, page.checksum),
+    durable: opts.dataDir ? () => new Promise<void>((resolve) => store.whenDurable(resolve)) : undefined,
+    memory: {
+      robots: stored.robots.map((r) => ({ origin: r.origin, rules: robotsRulesOf(r.rules), expiresAt: r.expiresAt })),
+      sitemaps: stored.sitemaps.map((s) => `${s.collection} ${s.origin}`),
+      robotsRead: (origin, rules, expiresAt) => store.putRobots({ origin, rules: storedRobotsRules(rules), expiresAt }),
+      sitemapsRead: (collection, origin) => store.sitemapsRead(collection, origin),
+    },
   });
   const removes = (uris: string[]) => uris.map((id) => ({ id, remove: true }));
 
   machine.connect({
     onWork: () => crawler.wake(),
+    feedsInFlight: (collection) => feeders.inFlight(collection),
     onConfig: (collection, dspec) => {
       dup.link.setConfig(collection, dspec).catch((err: Error) => log?.warn({ collection, err: err.message }, 'duplicate server did not take the configuration'));
     },
@@ -119,7 +152,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       crawler.validators.forgetCollection(collection);
       dup.link.confRemove2(collection);
     },
-    onDelete: (collection, uris) => {
+    onDelete: (collection, uris, site) => {
+      if (site !== undefined) ownership.forgetDuplicatesOn(collection, site);
       for (const uri of uris) {
         const csum = ownership.disown(collection, uri);
         if (csum) dup.link.remove(collection, uri, csum).catch((err: Error) => log?.warn({ uri, err: err.message }, 'PPDUP_REMOVE failed'));
@@ -131,6 +165,12 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
     onRound: (collection) => crawler.roundStarted(collection),
     onFeedingSuspend: (collection, suspended) => feeders.setSuspended(collection, suspended),
   });
+  const restored = machine.restore(stored);
+  if (opts.dataDir) {
+    // the URIs in flight at the stop are fetched again (a few: at most the crawler's concurrency and the feeds unacknowledged)
+    const { inFlight, ...counts } = restored;
+    log?.info({ dataDir: opts.dataDir, ...counts, robots: stored.robots.length, owned: stored.owned.length, inFlight: inFlight.length, inFlightUris: inFlight.slice(0, 500) }, 'state restored');
+  }
   await endpoint.listen((batch) => {
     for (const m of batch) {
       if (m.from !== undefined && dup.addresses.has(m.from)) dup.link.handle(m);
@@ -152,6 +192,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
       machine.stop();
       await feeders.close();
       await dup.link.stop();
+      // what is written goes to disk, and what waited for it leaves, before the endpoint stops
+      store.close();
       await endpoint.stop();
     },
   };

@@ -31,4 +31,12 @@ describe('PageOwnership', () => {
     expect(o.disown('web', 'http://a/1')).toBeUndefined();
     expect(o.takeDuplicates('web', csum(1))).toEqual([]);
   });
+
+  it('a deleted site takes its duplicates with it; copies on other sites are still promoted', () => {
+    const o = new PageOwnership();
+    o.duplicate('web', 'http://a:81/copy', csum(1));
+    o.duplicate('web', 'http://b/copy', csum(1));
+    o.forgetDuplicatesOn('web', 'a:81');
+    expect(o.takeDuplicates('web', csum(1))).toEqual(['http://b/copy']);
+  });
 });

@@ -5,8 +5,20 @@
  *
  *   ownership.own('web', uri, csum);
  *   ownership.disown('web', uri); // the checksum to send PPDUP_REMOVE with, if the page was owned here
+ *
+ * Each change is written through the node's store (before the page is fed), and `restore` takes it back.
  */
+import type { NodeStore, StoredPageChecksum } from './store/node-store';
+import { NullNodeStore } from './store/null-node-store';
+
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+const siteOfUri = (uri: string): string | undefined => {
+  try {
+    return new URL(uri).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+};
 
 export class PageOwnership {
   /** collection -> URI -> checksum of the pages this node owns. */
@@ -14,7 +26,19 @@ export class PageOwnership {
   /** collection -> checksum (hex) -> URIs of this node's pages with that content that another URI owns. */
   private readonly duplicates = new Map<string, Map<string, Set<string>>>();
 
+  constructor(private readonly store: NodeStore = new NullNodeStore()) {}
+
+  restore(owned: StoredPageChecksum[], duplicates: StoredPageChecksum[]): void {
+    for (const p of owned) this.remember(p.collection, p.uri, p.csum);
+    for (const p of duplicates) this.copy(p.collection, p.uri, p.csum);
+  }
+
   own(collection: string, uri: string, csum: Uint8Array): void {
+    this.store.own({ collection, uri, csum });
+    this.remember(collection, uri, csum);
+  }
+
+  private remember(collection: string, uri: string, csum: Uint8Array): void {
     let mine = this.owned.get(collection);
     if (!mine) this.owned.set(collection, (mine = new Map()));
     mine.set(uri, csum);
@@ -30,12 +54,18 @@ export class PageOwnership {
   disown(collection: string, uri: string): Uint8Array | undefined {
     const mine = this.owned.get(collection);
     const csum = mine?.get(uri);
+    if (csum) this.store.disown(collection, uri);
     mine?.delete(uri);
     return csum;
   }
 
   /** A page of this node whose content another URI owns. */
   duplicate(collection: string, uri: string, csum: Uint8Array): void {
+    this.store.duplicate({ collection, uri, csum });
+    this.copy(collection, uri, csum);
+  }
+
+  private copy(collection: string, uri: string, csum: Uint8Array): void {
     let byCsum = this.duplicates.get(collection);
     if (!byCsum) this.duplicates.set(collection, (byCsum = new Map()));
     let uris = byCsum.get(hex(csum));
@@ -48,7 +78,15 @@ export class PageOwnership {
     const byCsum = this.duplicates.get(collection);
     const uris = byCsum?.get(hex(csum));
     byCsum?.delete(hex(csum));
+    if (uris) this.store.duplicatesTaken(collection, csum);
     return uris ? [...uris] : [];
+  }
+
+  /** The site is deleted: its pages that another URI owns go with it (a promotion must not recrawl them). */
+  forgetDuplicatesOn(collection: string, site: string): void {
+    for (const uris of this.duplicates.get(collection)?.values() ?? []) {
+      for (const u of uris) if (siteOfUri(u) === site) uris.delete(u);
+    }
   }
 
   /** The collection is removed. */

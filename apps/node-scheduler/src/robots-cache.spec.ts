@@ -36,6 +36,36 @@ describe('robots.txt parsing (RFC 9309)', () => {
 });
 
 describe('RobotsCache', () => {
+  it('rules saved before a restart are used until they expire, without reading robots.txt; rules read are reported', async () => {
+    let now = 1_000;
+    const gets: string[] = [];
+    const saved: Array<{ origin: string; expiresAt: number }> = [];
+    const cache = new RobotsCache({
+      get: async (url) => {
+        gets.push(url.href);
+        return answer(200, 'User-agent: *\nDisallow: /fresh/\n');
+      },
+      userAgent: 'esp-crawler',
+      now: () => now,
+      ttlMs: 500,
+      saved: [
+        { origin: 'http://a', rules: parseRobots('User-agent: *\nDisallow: /kept/\n', 'esp-crawler'), expiresAt: 2_000 },
+        { origin: 'http://b', rules: parseRobots('User-agent: *\nDisallow: /old/\n', 'esp-crawler'), expiresAt: 500 },
+      ],
+      onRules: (origin, _rules, expiresAt) => saved.push({ origin, expiresAt }),
+    });
+    const a = await cache.decide(new URL('http://a/x'));
+    expect(a.kind === 'rules' && robotsAllows(a.rules, '/kept/1')).toBe(false);
+    // b's saved rules had expired: read again, and reported for saving
+    const b = await cache.decide(new URL('http://b/x'));
+    expect(b.kind === 'rules' && robotsAllows(b.rules, '/fresh/1')).toBe(false);
+    expect(gets).toEqual(['http://b/robots.txt']);
+    expect(saved).toEqual([{ origin: 'http://b', expiresAt: 1_500 }]);
+    now = 2_500;
+    await cache.decide(new URL('http://a/x'));
+    expect(gets).toEqual(['http://b/robots.txt', 'http://a/robots.txt']);
+  });
+
   it('keeps rules for the TTL, then reads again; an unreachable robots.txt is retried with a doubling wait', async () => {
     let now = 0;
     const answers = [answer(200, 'User-agent: *\nDisallow: /x\n'), answer(503), answer(503), answer(200, '')];

@@ -40,6 +40,10 @@ export interface RobotsCacheOptions {
   retryMs?: number;
   maxRetryMs?: number;
   maxFailures?: number;
+  /** Rules read before (a restart): used until they expire. */
+  saved?: Array<{ origin: string; rules: RobotsRules; expiresAt: number }>;
+  /** Rules were read (to keep them across a restart). */
+  onRules?: (origin: string, rules: RobotsRules, expiresAt: number) => void;
 }
 
 interface Entry {
@@ -57,6 +61,9 @@ export class RobotsCache {
 
   constructor(private readonly opts: RobotsCacheOptions) {
     this.now = opts.now ?? Date.now;
+    for (const s of opts.saved ?? []) {
+      if (s.expiresAt > this.now()) this.entries.set(s.origin, { decision: Promise.resolve({ kind: 'rules', rules: s.rules }), expiresAt: s.expiresAt });
+    }
   }
 
   decide(url: URL): Promise<RobotsDecision> {
@@ -76,6 +83,7 @@ export class RobotsCache {
     if (read.ok) {
       this.failures.delete(origin);
       entry.expiresAt = this.now() + (this.opts.ttlMs ?? ROBOTS_TTL_MS);
+      this.opts.onRules?.(origin, read.rules, entry.expiresAt);
       if (read.note) this.opts.log?.info({ origin, note: read.note }, 'robots.txt not usable: the site is crawled as if it had none');
       if (!robotsAllows(read.rules, '/') && read.rules.allow.length === 0) this.opts.log?.info({ origin }, 'robots.txt disallows the whole site to us: nothing of it is fetched');
       return { kind: 'rules', rules: read.rules };

@@ -11,6 +11,7 @@
  *    duplicate server with a replica (answers wait for the replica).
  *
  *   npm run bench:crawl [-- --hosts 8 --pages 150 --delay-ms 5 --adds 100000 --inflight 1024 --rounds 3 --only dup|crawl]
+ *   npm run bench:crawl -- --only crawl --node-data   # the node schedulers keep their state on disk (--data)
  *
  * Last line: ppdup_add_per_s=<checks/s, no replica>. Goals: crawl_ratio >= 0.7, ppdup_add_per_s >= 50,000.
  */
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     'delay-ms': { type: 'string', default: '5' },
     only: { type: 'string', default: 'all' },
     verbose: { type: 'boolean', default: false },
+    'node-data': { type: 'boolean', default: false },
   },
 });
 const HOSTS = Number(values.hosts);
@@ -205,8 +207,9 @@ async function crawlRound(natsUrl: string, natsPid: number, dir: string, round: 
   try {
     await svc('apps/duplicate-server/src/main.ts', ['--id', 'dup', '--data', join(dir, `crawl-dup-${round}`)]);
     await svc('apps/multinode-scheduler/src/main.ts', ['--config', config, '--min-nodes', '2']);
-    await svc('apps/node-scheduler/src/main.ts', ['--id', 'n1', '--dup', 'dup', '--no-feed', '--ip-key', 'ip-port']);
-    await svc('apps/node-scheduler/src/main.ts', ['--id', 'n2', '--dup', 'dup', '--no-feed', '--ip-key', 'ip-port']);
+    const nodeData = values['node-data'] ? ['--data', join(dir, `crawl-ns-${round}`)] : [];
+    await svc('apps/node-scheduler/src/main.ts', ['--id', 'n1', '--dup', 'dup', '--no-feed', '--ip-key', 'ip-port', ...nodeData]);
+    await svc('apps/node-scheduler/src/main.ts', ['--id', 'n2', '--dup', 'dup', '--no-feed', '--ip-key', 'ip-port', ...nodeData]);
     // from the last start on: the node schedulers' own start-up (about 0.5 s of CPU each) is not crawling
     const cpu0 = cpuOf(pids());
     const own0 = process.cpuUsage();

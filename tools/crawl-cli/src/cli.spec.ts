@@ -28,14 +28,14 @@ describe('crawl command line', () => {
       nats: ['nats://n:4222'],
       cluster: 'default',
       mns: 'main',
-      spec: { collection: 'web', start_uris: ['http://a.example/', 'https://b.example:8443/x'], include: null, exclude: null, delay_s: 1, max_depth: 10, max_doc: 1000, robots: true, sitemaps: true },
+      spec: { collection: 'web', start_uris: ['http://a.example/', 'https://b.example:8443/x'], include: null, exclude: null, delay_s: 1, max_depth: 10, max_doc: 1000, robots: true, sitemaps: true, refresh_min: 0 },
     });
-    expect(CRAWL_DEFAULTS).toEqual({ delay_s: 1, max_depth: 10, max_doc: 1000 });
+    expect(CRAWL_DEFAULTS).toEqual({ delay_s: 1, max_depth: 10, max_doc: 1000, refresh_min: 0 });
     for (const documented of ['(default: 1)', '(default: 10)', '(default: 1000)', "the start URLs' sites"]) expect(HELP).toContain(documented);
   });
 
   it('a crawl with every flag', () => {
-    const p = plan(['-c', 'web', '--include', 'http://a.example/docs/', '--include', 'regexp:\\.html$', '--exclude', 'suffix:.pdf', '--delay', '0.5', '--max-depth', 'none', '--max-pages', '0', '--no-robots', '--no-sitemaps', '--no-wait', '--timeout', '60', '--json', '--quiet', '--cluster', 'c2', '--mns', 'm2', 'http://a.example/']);
+    const p = plan(['-c', 'web', '--include', 'http://a.example/docs/', '--include', 'regexp:\\.html$', '--exclude', 'suffix:.pdf', '--delay', '0.5', '--max-depth', 'none', '--max-pages', '0', '--refresh', '1440', '--no-robots', '--no-sitemaps', '--no-wait', '--timeout', '60', '--json', '--quiet', '--cluster', 'c2', '--mns', 'm2', 'http://a.example/']);
     expect(p).toMatchObject({
       action: 'crawl',
       wait: false,
@@ -50,6 +50,7 @@ describe('crawl command line', () => {
         delay_s: 0.5,
         max_depth: null,
         max_doc: 0,
+        refresh_min: 1440,
         robots: false,
         sitemaps: false,
       },

@@ -24,6 +24,9 @@ Crawl options:
       --delay <s>           seconds between two requests to one site (default: ${CRAWL_DEFAULTS.delay_s})
       --max-depth <n>       links followed from a start URL at most; "none" for no bound (default: ${CRAWL_DEFAULTS.max_depth})
       --max-pages <n>       documents per site at most (max_doc); 0 for no bound (default: ${CRAWL_DEFAULTS.max_doc})
+      --refresh <min>       start a new crawl round this many minutes after the previous one began: known
+                            pages fetched again with conditional GETs (default: ${CRAWL_DEFAULTS.refresh_min}, no rounds; the
+                            command still exits when the first crawl is done)
       --no-robots           do not obey robots.txt (default: obey it)
       --no-sitemaps         do not read the sites' sitemaps (default: read them)
       --no-wait             return as soon as the crawl is set, without waiting for it to finish
@@ -139,6 +142,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       delay: { type: 'string' },
       'max-depth': { type: 'string' },
       'max-pages': { type: 'string' },
+      refresh: { type: 'string' },
       'no-robots': { type: 'boolean' },
       'no-sitemaps': { type: 'boolean' },
       'no-wait': { type: 'boolean' },
@@ -191,6 +195,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof maxDepth === 'string') return { kind: 'error', message: `${maxDepth} (or "none")` };
   const maxPages = numberOption('max-pages', values['max-pages'], CRAWL_DEFAULTS.max_doc, 0, 1e9, true);
   if (typeof maxPages === 'string') return { kind: 'error', message: maxPages };
+  const refresh = numberOption('refresh', values.refresh, CRAWL_DEFAULTS.refresh_min, 0, 525_600, false);
+  if (typeof refresh === 'string') return { kind: 'error', message: refresh };
   const timeout = values.timeout === undefined ? undefined : numberOption('timeout', values.timeout, 0, 1, 30 * 86400, false);
   if (typeof timeout === 'string') return { kind: 'error', message: timeout };
   const spec: CrawlSpec = {
@@ -203,6 +209,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     max_doc: maxPages,
     robots: !values['no-robots'],
     sitemaps: !values['no-sitemaps'],
+    refresh_min: refresh,
   };
   return { kind: 'run', plan: { action: 'crawl', spec, wait: !values['no-wait'], timeoutMs: timeout === undefined ? undefined : timeout * 1000, ...common } };
 }

@@ -43,7 +43,8 @@ Then feed documents with \`npm run feed -- --collection default <files>\`, or cr
 \`npm run crawl -- --collection web http://...\`, and search with \`npm run -s search -- "words" --collection web\`.
 
 Options:
-  --home <dir>         state directory (stack.json, NATS data, index) (default: $ESP_HOME or .esp)
+  --home <dir>         state directory (stack.json, NATS data, index, crawl state, configuration)
+                       (default: $ESP_HOME or .esp)
   --collections <a,b>  collections to serve (default: $ESP_COLLECTIONS or "default")
   --crawl-nodes <n>    node schedulers of the crawl (default: 1; 0: no crawl roles at all)
   --profile <file>     node profile template; {home}, {config} (<home>/config), {collections} and

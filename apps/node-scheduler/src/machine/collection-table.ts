@@ -7,6 +7,7 @@ import type { Logger } from '@esp/logging';
 import { crawlSettings, type CrawlSettings } from '../crawl-settings';
 import { noStats, type CrawlStats } from './crawl-stats';
 import type { MnsLink } from './mns-link';
+import type { NodeStore } from '../store/node-store';
 
 export type SiteState = 'new' | 'resolving' | 'asking' | 'active' | 'blocked';
 
@@ -66,6 +67,8 @@ export interface CollectionTableDeps {
   mns: MnsLink;
   /** A collection was added / updated. */
   onConfig: (collection: string, dspec: FswcuDict) => void;
+  /** Where what must survive a restart is written (the parts write through `store`). */
+  store: NodeStore;
   /** The clock's time, for the start of the first crawl round. */
   now?: () => number;
   log?: Logger;
@@ -75,6 +78,15 @@ export class CollectionTable {
   private readonly byName = new Map<string, Collection>();
 
   constructor(private readonly deps: CollectionTableDeps) {}
+
+  get store(): NodeStore {
+    return this.deps.store;
+  }
+
+  /** Entries leave a site's queue unfetched (quarantine, preemption, a limit): not queued after a restart either. */
+  dropped(c: Collection, site: string, entries: FscmtQueueEntry[]): void {
+    for (const e of entries) this.deps.store.done(c.name, site, e.uri.uri, false, -1);
+  }
 
   get(name: string): Collection | undefined {
     return this.byName.get(name);
@@ -129,6 +141,7 @@ export class CollectionTable {
         statsSent: noStats(),
       });
     }
+    this.deps.store.putCollection({ name, dspec, epoch: (this.byName.get(name) as Collection).epoch });
     this.deps.onConfig(name, dspec);
     return true;
   }

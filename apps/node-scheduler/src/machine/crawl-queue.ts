@@ -143,6 +143,7 @@ export class CrawlQueue {
     }
     if (front) s.queue.unshift(entry);
     else s.queue.push(entry);
+    this.deps.collections.store.queued(c.name, s.site, entry, front);
     if (s.state === 'new') this.deps.permissions.activate(c, s);
     this.deps.work();
   }

@@ -41,15 +41,15 @@ export function takeStatsDelta(counts: { stats: CrawlStats; statsSent: CrawlStat
 export const PROGRESS_KEY = 'progress';
 
 /**
- * What the collection has queued and in flight on this node now, and per site its pages fetched and queued (only
+ * What the collection has queued and in flight on this node now (documents in the feeding chain included), and per site its pages fetched and queued (only
  * the sites that changed since the previous report, so a report stays small on a large crawl). The multinode
  * scheduler keeps the latest and tells from them when the crawl is done; a counter dict of older nodes has none.
  */
-export function takeProgress(c: Collection): FswcuDict {
+export function takeProgress(c: Collection, feedsInFlight = 0): FswcuDict {
   const enc = (k: string) => new TextEncoder().encode(k);
   const sent = (c.progressSent ??= new Map());
   let queued = 0;
-  let inFlight = 0;
+  let inFlight = feedsInFlight;
   const sites: Array<[Uint8Array, FswcuDict]> = [];
   for (const s of c.sites.values()) {
     queued += s.queue.length;

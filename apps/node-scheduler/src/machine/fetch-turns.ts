@@ -33,7 +33,7 @@ export class FetchTurns {
         if ((c.quarantine.get(s.site) ?? 0) > now) continue;
         if (s.docs >= c.settings.maxDocsPerSite) {
           c.stats.excluded += s.queue.length;
-          s.queue.length = 0;
+          this.deps.collections.dropped(c, s.site, s.queue.splice(0));
           this.deps.permissions.release(c, s);
           continue;
         }

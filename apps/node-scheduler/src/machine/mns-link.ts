@@ -7,6 +7,9 @@
 import { buildFscmtMultinodeSchedulerMessage, type FscmtMultinodeSchedulerMessage, type FscmtPriority, type FscmtQueueEntry, type FswcuDict } from '@esp/codecs';
 import { KeepaliveOutbox } from '@esp/crawl-bus';
 import type { Logger } from '@esp/logging';
+import type { NodeStore } from '../store/node-store';
+import { depthOf } from './queue-entries';
+import { siteOf } from './sites';
 
 export interface MnsLinkDeps {
   nodeId: string;
@@ -16,6 +19,8 @@ export interface MnsLinkDeps {
   xmlrpc?: { host: string; port: number };
   /** Sends again the DNS and crawl-permission requests still unanswered; how many. */
   resendRequests: () => number;
+  /** Forwarded links are written here until vouched for: a restarted node sends again those that were not. */
+  store: NodeStore;
   log?: Logger;
 }
 
@@ -38,6 +43,7 @@ export class MnsLink {
 
   /** A link for the multinode scheduler to route: kept until a keep-alive answer vouches for it. */
   forward(collection: string, entry: FscmtQueueEntry): void {
+    this.deps.store.forwarded(collection, siteOf(entry.uri.uri)?.site ?? '', entry, depthOf(entry));
     this.send({ command: 'CMD_UM_URI', dspecName: collection, entry });
     this.outbox.add({ collection, entry });
   }
@@ -58,7 +64,15 @@ export class MnsLink {
 
   acked(): void {
     this.missed = 0;
-    this.outbox.ackReceived();
+    const confirmed = this.outbox.ackReceived();
+    if (confirmed.length === 0) return;
+    const byCollection = new Map<string, string[]>();
+    for (const { collection, entry } of confirmed) {
+      const uris = byCollection.get(collection) ?? [];
+      uris.push(entry.uri.uri);
+      byCollection.set(collection, uris);
+    }
+    for (const [collection, uris] of byCollection) this.deps.store.forwardsConfirmed(collection, uris);
   }
 
   busReconnected(): void {

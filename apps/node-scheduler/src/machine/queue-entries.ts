@@ -2,9 +2,11 @@
 import { fscmtParsedUri, fscmtUnparsedUri, FswcuDict, type FscmtQueueEntry, type FscmtRedirect } from '@esp/codecs';
 
 const DEPTH_KEY = new TextEncoder().encode('depth');
+/** Entries entryFor made (and nobody changed since: entries are replaced, not mutated): a store keeps their arguments. */
+const made = new WeakSet<FscmtQueueEntry>();
 
 export function entryFor(uri: string, referrer: string, depth: number, redirects: FscmtRedirect[], uriFlags = 0): FscmtQueueEntry {
-  return {
+  const entry: FscmtQueueEntry = {
     uri: fscmtParsedUri(uri),
     referrer: fscmtUnparsedUri(referrer),
     uriFlags,
@@ -14,6 +16,13 @@ export function entryFor(uri: string, referrer: string, depth: number, redirects
     refreshCycle: 0,
     extra: new FswcuDict([[DEPTH_KEY, depth]]),
   };
+  made.add(entry);
+  return entry;
+}
+
+/** Whether entryFor(entry's uri, referrer, depth, redirects, uriFlags) gives the entry back. */
+export function madeByEntryFor(entry: FscmtQueueEntry): boolean {
+  return made.has(entry);
 }
 
 export function depthOf(entry: FscmtQueueEntry): number {

@@ -18,8 +18,8 @@ export interface SiteCommandsDeps {
   clock: Clock;
   collections: CollectionTable;
   permissions: SitePermissions;
-  /** Delete these URIs from the index. */
-  onDelete: (collection: string, uris: string[]) => void;
+  /** Delete these URIs from the index (`site`: they are the whole site, deleted). */
+  onDelete: (collection: string, uris: string[], site?: string) => void;
   onReprocess: (collection: string, uris: string[]) => void;
 }
 
@@ -33,7 +33,7 @@ export class SiteCommands {
         const s = c?.sites.get(msg.data.site);
         if (!c || !s) return;
         // preempt: stop crawling the site now; with requeue its entries go back to the front
-        if (!msg.data.requeue) s.queue.length = 0;
+        if (!msg.data.requeue) this.deps.collections.dropped(c, s.site, s.queue.splice(0));
         return this.deps.permissions.release(c, s);
       }
       case 'CMD_UM_QUARANTINE_SITE':
@@ -42,7 +42,7 @@ export class SiteCommands {
         if (!c) return;
         c.quarantine.set(msg.data.site, this.deps.clock.now() + msg.data.seconds * 1000);
         const s = c.sites.get(msg.data.site);
-        if (s && msg.command === 'CMD_UM_QUARANTINE_SITE') s.queue.length = 0;
+        if (s && msg.command === 'CMD_UM_QUARANTINE_SITE') this.deps.collections.dropped(c, s.site, s.queue.splice(0));
         return;
       }
       case 'CMD_UM_DELETE_SITE': {
@@ -50,11 +50,11 @@ export class SiteCommands {
         const s = c?.sites.get(msg.site);
         if (!c || !s) return;
         const uris = [...s.fetched];
-        s.queue.length = 0;
+        this.deps.collections.dropped(c, s.site, s.queue.splice(0));
         s.fetched.clear();
         // what was deleted is not fetched again by the next crawl round
         for (const uri of c.known.keys()) if (siteOf(uri)?.site === s.site) c.known.delete(uri);
-        return this.deps.onDelete(c.name, uris);
+        return this.deps.onDelete(c.name, uris, s.site);
       }
       case 'CMD_UM_DELETE_URIS': {
         const c = this.deps.collections.get(msg.dspecName);

@@ -85,7 +85,7 @@ export class SitePermissions {
     if (address === undefined) {
       this.deps.log?.info({ collection: c.name, site: s.site }, 'site does not resolve: its entries are dropped');
       c.stats.errors += s.queue.length;
-      s.queue.length = 0;
+      this.deps.collections.dropped(c, s.site, s.queue.splice(0));
       s.state = 'new';
       return;
     }

@@ -11,7 +11,7 @@ import { registerUserException, UserException } from '../user-exceptions';
  */
 
 /** The crawl's defaults when the caller leaves a setting out: polite for real sites, bounded. */
-export const CRAWL_DEFAULTS = { delay_s: 1, max_depth: 10, max_doc: 1000 } as const;
+export const CRAWL_DEFAULTS = { delay_s: 1, max_depth: 10, max_doc: 1000, refresh_min: 0 } as const;
 
 export const collectionNameSchema = z
   .string()
@@ -39,6 +39,8 @@ export const crawlSpecSchema = z.object({
   max_doc: z.number().int().min(0),
   robots: z.boolean(),
   sitemaps: z.boolean(),
+  /** Minutes between the starts of two crawl rounds (known pages fetched again, conditionally); 0: no rounds. */
+  refresh_min: z.number().min(0).max(525_600),
 });
 export type CrawlSpec = z.output<typeof crawlSpecSchema>;
 
