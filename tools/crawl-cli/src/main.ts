@@ -7,6 +7,7 @@
  *   npm run crawl -- suspend --collection web
  *   npm run crawl -- --help
  */
+import { natsSecurity, stackEnv } from '@esp/cli-options';
 import { crawlAdminAor, crawlAdminSubject } from '@esp/crawl-bus';
 import { crawlAdminInterface, type CrawlStatus, type ProxyOf } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
@@ -61,7 +62,9 @@ async function waitDone(admin: ProxyOf<typeof crawlAdminInterface>, collection: 
 async function run(): Promise<number> {
   let mw: Middleware;
   try {
-    mw = await Middleware.connect({ name: 'crawl-cli', servers: plan.nats, logger, timeoutMs: 30_000 });
+    // the operator's identity of the stack npm start runs, unless the environment gives credentials
+    const security = natsSecurity({}, stackEnv(process.env, 'admin'));
+    mw = await Middleware.connect({ name: 'crawl-cli', servers: plan.nats, logger, timeoutMs: 30_000, ...(typeof security === 'string' ? {} : { security }) });
   } catch (err) {
     process.stderr.write(`crawl: cannot connect to NATS at ${plan.nats.join(',')}: ${(err as Error).message} (is the stack running? npm start)\n`);
     return 1;
