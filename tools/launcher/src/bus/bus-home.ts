@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { selfSignedCertificate } from '@esp/testing';
+import { selfSignedCertificate } from '@esp/x509';
 import { BUS_ROLES, type BusRole } from './bus-roles';
 import { natsServerConfig } from './nats-config';
 
