@@ -58,7 +58,7 @@ COPY tools/launcher/docker ./tools/launcher/docker
 COPY --from=build /app/dist ./dist
 # owned by node, so that a named volume mounted under /data starts out writable for the apps
 # the config server writes collections.json when a crawl adds a collection (npm run crawl)
-RUN mkdir -p /data/indexer /data/dup /data/mns && chown -R node:node /data /app/tools/launcher/docker/config
+RUN mkdir -p /data/indexer /data/dup /data/mns /data/ns && chown -R node:node /data /app/tools/launcher/docker/config
 USER node
 # the config server (16005) and the node controller (16015) when run with those ports
 EXPOSE 16005 16015

@@ -87,10 +87,14 @@ export interface CrawlerMemory {
   sitemapsRead(collection: string, origin: string): void;
 }
 
+const afterPoll = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class Crawler {
   private running = 0;
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
+  /** when the timer fires (performance.now()) */
+  private timerAt = 0;
   private stopped = false;
   private readonly robots: RobotsCache;
   /** "<collection> <origin>" whose sitemaps were read (once a process) */
@@ -146,11 +150,11 @@ export class Crawler {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  private pumpNow(): void {
+  private readonly pumpNow = (): void => {
     this.timer = undefined;
     // a wake() already queued still runs its pump, which then finds nothing new: harmless
     this.pump();
-  }
+  };
 
   private pump(): void {
     this.scheduled = false;
@@ -166,10 +170,16 @@ export class Crawler {
       });
     }
     const wait = this.opts.machine.nextWakeMs();
+    if (wait === undefined) return;
+    // a pump per page and more: the timer is re-armed only when something is due before it fires (one that fires
+    // early finds nothing new and arms the next)
+    const at = performance.now() + Math.max(1, wait);
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     // the timer pumps at once: through wake()'s setImmediate a poll phase would come first, and the other sites'
     // pages it delivers (parsing, link extraction: about a millisecond each) would delay this site's request
-    this.timer = wait === undefined ? undefined : setTimeout(() => this.pumpNow(), Math.max(1, wait));
+    this.timer = setTimeout(this.pumpNow, Math.max(1, wait));
   }
 
   private async crawl(f: Fetch): Promise<void> {
@@ -214,6 +224,10 @@ export class Crawler {
       if (res.status < 200 || res.status >= 300) return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` });
       const { body, contentTypeHeader } = res;
       m.requestDone(f);
+      // the page's processing waits for the check phase of this event-loop turn: the other responses that arrived in
+      // the same poll phase are read first, and a request due to another site leaves first (undici writes a request
+      // to a kept-alive connection in the check phase, from an immediate queued before this one)
+      await afterPoll();
       if (this.opts.archive && !res.skipped) await this.opts.archive.record({ uri, date: new Date(), userAgent: this.getOptions.userAgent, requestHeaders: conditional, response: res });
       // the next round asks with these; taken back below if the page does not reach the index as read
       this.validators.set(f.collection, uri, { etag: res.etag, lastModified: res.lastModified });

@@ -83,14 +83,21 @@ const ADD_ATTEMPTS = 5;
 
 /**
  * The URI that owns a page's content. An add is idempotent (the same URI gets the same owner), so one lost on the way
- * (a NATS restart) is sent again at once: the client's own timeout was the wait.
+ * (a NATS restart) is sent again at once: the client's own timeout was the wait. The first add goes out without the
+ * retry loop (one per page; the loop and its closures only once one timed out).
  */
-export function ownerOf(link: DuplicateLink, collection: string, uri: string, csum: Uint8Array, log?: Logger): Promise<string> {
+export async function ownerOf(link: DuplicateLink, collection: string, uri: string, csum: Uint8Array, log?: Logger): Promise<string> {
+  try {
+    return (await link.add(collection, uri, csum)).ownUri;
+  } catch (err) {
+    if (!(err instanceof DuplicateServerTimeout)) throw err;
+    log?.warn({ collection, uri, attempt: 1 }, 'no answer from the duplicate server: PPDUP_ADD sent again');
+  }
   return retry(async () => (await link.add(collection, uri, csum)).ownUri, {
-    attempts: ADD_ATTEMPTS,
+    attempts: ADD_ATTEMPTS - 1,
     initialMs: 0,
     maxMs: 0,
     retryable: (err) => err instanceof DuplicateServerTimeout,
-    onRetry: (_err, attempt) => log?.warn({ collection, uri, attempt: attempt + 1 }, 'no answer from the duplicate server: PPDUP_ADD sent again'),
+    onRetry: (_err, attempt) => log?.warn({ collection, uri, attempt: attempt + 2 }, 'no answer from the duplicate server: PPDUP_ADD sent again'),
   });
 }

@@ -1,9 +1,10 @@
 /**
  * Links of an HTML page with a real HTML parser (htmlparser2), per the link_extraction table of MS-FSCMT 2.2.2.3.3:
  * only the tags whose bits are set are followed. Relative links are resolved against the page (and its <base>),
- * fragments dropped, only http(s) kept. The title is taken on the way, for feeding (the pipeline's html stage keeps
- * a title it is given). The page's text is not: the item processor's html stage extracts it, with the block
- * structure the index wants, from the body the crawler feeds; collecting it here too would be thrown away.
+ * fragments dropped, only http(s) kept; a link written the same way twice is resolved once. The title is taken on
+ * the way, for feeding (the pipeline's html stage keeps a title it is given). The page's text is not: the item
+ * processor's html stage extracts it, with the block structure the index wants, from the body the crawler feeds;
+ * collecting it here too would be thrown away.
  *
  * Robots directives of the page: <meta name="robots"> (or named after our product token) with nofollow drops every
  * link but a meta refresh target (the page's way of moving, as a redirect); a link with rel="nofollow" is dropped;
@@ -91,7 +92,8 @@ export function extractLinks(html: string, pageUri: string, tags: number, opts: 
   if (robots.nofollow) {
     if (refreshUri !== undefined) links.add(refreshUri);
   } else {
-    for (const r of raw) {
+    // menus and repeated links: each spelling is resolved once
+    for (const r of new Set(raw)) {
       const u = resolve(r, base, opts.normalize);
       if (u) links.add(u);
     }

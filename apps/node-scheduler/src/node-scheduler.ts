@@ -31,6 +31,9 @@ import { StoredPageValidators } from './store/stored-page-validators';
 import type { PageValidators } from './page-validators';
 import type { PageArchive } from './warc-writer';
 
+/** How long a message to a peer may wait for others to the same peer (CrawlEndpoint lingerMs). */
+const LINGER_MS = 2;
+
 export interface NodeSchedulerOptions {
   cluster: string;
   nodeId: string;
@@ -74,7 +77,8 @@ export async function startNodeScheduler(mw: Middleware, opts: NodeSchedulerOpti
   const log = opts.log;
   const clock = opts.clock ?? systemClock;
   const self = { cluster: opts.cluster, role: 'ns' as const, id: opts.nodeId };
-  const endpoint = await CrawlEndpoint.start(mw.bus, { self, log });
+  // a checksum message per page, pages a millisecond or two apart: a few of them travel in one NATS message
+  const endpoint = await CrawlEndpoint.start(mw.bus, { self, log, lingerMs: LINGER_MS });
   const store: NodeStore = opts.dataDir ? new SqliteNodeStore(opts.dataDir, opts.nodeId) : new NullNodeStore();
   const stored = store.load();
   const feed = opts.feed ?? false;

@@ -13,6 +13,11 @@
  * A peer whose parts need the endpoint to send before the part that takes its messages exists starts it without
  * `onBatch` (it can send, and hears nothing) and calls `listen(onBatch)` once that part is built.
  *
+ * With `lingerMs`, frames of priority 0 wait up to that long for more to the same address (a node scheduler sends a
+ * checksum message or two per page, pages a millisecond or two apart: each NATS message is a write into the socket
+ * that wakes nats-server and then the receiver); a frame of priority 1 leaves at the end of the turn as ever, and
+ * takes what waits for its address along, high priority first.
+ *
  * Messages that arrive in one turn of the event loop are handed over as one batch with the high-priority ones
  * first (the spec's "prepended to any communication queues"); a duplicate server uses the batch as its group
  * commit. A frame that does not decode is logged and dropped: a bad peer cannot stop the endpoint.
@@ -42,6 +47,8 @@ export interface CrawlEndpointOptions {
   maxFrameBytes?: number;
   /** Transport events sent to this address (crawl-control.ts); without it the endpoint does not listen for them. */
   onControl?: (msg: CrawlControl) => void;
+  /** Frames of priority 0 wait up to this many milliseconds for others to the same address (default 0: until the end of the event-loop turn). */
+  lingerMs?: number;
 }
 
 /** A NATS message is closed once it holds this many bytes of frames (well under NATS's 1 MiB default payload). */
@@ -58,6 +65,7 @@ export class CrawlEndpoint {
   private scheduled = false;
   private readonly outgoing = new Map<string, Outgoing>();
   private flushScheduled = false;
+  private lingerTimer: NodeJS.Timeout | undefined;
   private stopSub: (() => Promise<void>) | undefined;
   private stopControl: (() => Promise<void>) | undefined;
   private onBatch: ((batch: CrawlInbound[]) => void) | undefined;
@@ -98,7 +106,7 @@ export class CrawlEndpoint {
     this.sendFrame(to, encodeFscmtFrame(dict, priority));
   }
 
-  /** Queues an encoded frame for `to`; it leaves at the end of this event-loop turn. */
+  /** Queues an encoded frame for `to`; it leaves at the end of this event-loop turn (priority 0 with `lingerMs`: that much later at most). */
   sendFrame(to: string, frame: Uint8Array): void {
     this.sent++;
     const priority = (frame.length > 4 ? frameTail(frame) : 0) as FscmtPriority;
@@ -107,9 +115,10 @@ export class CrawlEndpoint {
     out.frames.push(frame, priority);
     out.bytes += frame.length;
     if (out.bytes >= MAX_PACKED_BYTES) this.flushTo(to, out);
+    else if (priority === 0 && this.opts.lingerMs) this.lingerTimer ??= setTimeout(this.flushLingering, this.opts.lingerMs);
     else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flushAll());
+      setImmediate(this.flushAll);
     }
   }
 
@@ -134,16 +143,23 @@ export class CrawlEndpoint {
 
   async stop(): Promise<void> {
     this.flushAll();
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
     await this.stopSub?.();
     this.stopSub = undefined;
     await this.stopControl?.();
     this.stopControl = undefined;
   }
 
-  private flushAll(): void {
+  private readonly flushAll = (): void => {
     this.flushScheduled = false;
     for (const [to, out] of this.outgoing) this.flushTo(to, out);
-  }
+  };
+
+  private readonly flushLingering = (): void => {
+    this.lingerTimer = undefined;
+    this.flushAll();
+  };
 
   private flushTo(to: string, out: Outgoing): void {
     this.outgoing.delete(to);

@@ -35,6 +35,38 @@ describe('CrawlEndpoint on a real nats-server', () => {
     await b.stop();
   });
 
+  it('with lingerMs, priority 0 frames of several turns travel in one NATS message; priority 1 takes them along at once', async () => {
+    const conf = (n: number) => buildFscmtMultinodeSchedulerMessage({ command: 'CMD_UM_CONF_STATE', dspecName: `c${n}` });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const messages: CrawlInbound[][] = [];
+    const slow = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'ns', id: 'slow' }, lingerMs: 60_000 });
+    const b = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'mns', id: 'linger' }, onBatch: (batch) => messages.push(batch) });
+    slow.send(b.address, conf(1));
+    await turn();
+    slow.send(b.address, conf(2));
+    await turn();
+    await mw.bus.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(messages).toHaveLength(0);
+    slow.send(b.address, buildFscmtMultinodeSchedulerMessage({ command: 'CMD_UM_KEEPALIVE' }), 1);
+    await waitFor(() => messages.length === 1);
+    expect(messages[0]!.map((m) => readFscmtCommand(m.dict).name)).toEqual(['CMD_UM_KEEPALIVE', 'CMD_UM_CONF_STATE', 'CMD_UM_CONF_STATE']);
+
+    const packed: number[] = [];
+    const stopRaw = await mw.bus.subscribe(b.address, (m) => packed.push(m.data.length));
+    const quick = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'ns', id: 'quick' }, lingerMs: 30 });
+    quick.send(b.address, conf(3));
+    await turn();
+    quick.send(b.address, conf(4));
+    await waitFor(() => messages.length === 2);
+    expect(messages[1]!.map((m) => m.from)).toEqual([quick.address, quick.address]);
+    expect(packed).toHaveLength(1);
+    await stopRaw();
+    await slow.stop();
+    await quick.stop();
+    await b.stop();
+  });
+
   it('a message with a bad frame is dropped and counted; the endpoint keeps working', async () => {
     const got: CrawlInbound[] = [];
     const b = await CrawlEndpoint.start(mw.bus, { self: { cluster: 't', role: 'dup', id: 'x' }, onBatch: (batch) => got.push(...batch) });

@@ -13,7 +13,7 @@
  *   npm run bench:crawl [-- --hosts 8 --pages 150 --delay-ms 5 --adds 100000 --inflight 1024 --rounds 3 --only dup|crawl]
  *   npm run bench:crawl -- --only crawl --node-data   # the node schedulers keep their state on disk (--data)
  *
- * Last line: ppdup_add_per_s=<checks/s, no replica>. Goals: crawl_ratio >= 0.7, ppdup_add_per_s >= 50,000.
+ * Last line: ppdup_add_per_s=<checks/s, no replica>. Goals: crawl_ratio >= 0.8, ppdup_add_per_s >= 50,000.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -131,6 +131,27 @@ export function fscmtListOf<T>(codec: FscmtFieldCodec<T>, maxItems = Infinity): 
 }
 
 /** The items of a tuple of exactly `length` items (or `length` to `maxLength` items). */
+/** The labels of a tuple's items under `path`, for errors: `${path}[i]`. */
+export type FscmtItemLabels = (i: number) => string;
+
+const itemLabels = new Map<string, FscmtItemLabels>();
+/** Paths kept at most: field paths are few (a list's items add one per index seen). */
+const MAX_LABELLED_PATHS = 1024;
+
+/**
+ * Item labels made once per path rather than a string per item per value read: a queue entry has two URIs of 14
+ * items each, and every routed link is one.
+ */
+export function fscmtItemLabels(path: string): FscmtItemLabels {
+  let labels = itemLabels.get(path);
+  if (labels === undefined) {
+    const made: string[] = [];
+    labels = (i) => (made[i] ??= `${path}[${i}]`);
+    if (itemLabels.size < MAX_LABELLED_PATHS) itemLabels.set(path, labels);
+  }
+  return labels;
+}
+
 export function fscmtTupleItems(value: FswcuValue, path: string, length: number, maxLength = length): FswcuValue[] {
   if (!(value instanceof FswcuTuple)) throw fscmtShapeError(path, `a tuple of ${length}`, value);
   if (value.items.length < length || value.items.length > maxLength) {

@@ -251,6 +251,21 @@ describe('FSCMT typed messages', () => {
     const wqe = fscmtQueueEntry.write(entry) as FswcuTuple;
     wqe.items[0] = fswcuBytes('XYZ');
     expect(() => fscmtQueueEntry.read(wqe, 'PKT_DATA')).toThrow(/"WQE"/);
+    // the positions inside a URI and a redirect of an entry (labels made once per path, the same for every read)
+    const pathOf = (mutate: (t: FswcuTuple) => void): string | undefined => {
+      const t = fscmtQueueEntry.write({ ...entry, redirects: [{ uri: 'http://a/', kind: 1 }] }) as FswcuTuple;
+      mutate(t);
+      try {
+        fscmtQueueEntry.read(t, 'PKT_DATA');
+      } catch (err) {
+        return (err as FscmtShapeError).path;
+      }
+      return undefined;
+    };
+    for (let i = 0; i < 2; i++) {
+      expect(pathOf((t) => ((t.items[2] as FswcuTuple).items[5] = 7))).toBe('PKT_DATA[2][5]');
+      expect(pathOf((t) => (((t.items[5] as FswcuValue[])[0] as FswcuTuple).items[1] = fswcuBytes('x')))).toBe('PKT_DATA[5][0][1]');
+    }
   });
 
   it('CMD_UM_ADD_ROUTE to the multinode scheduler carries at most 256 routes', () => {

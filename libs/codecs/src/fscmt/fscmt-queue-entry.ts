@@ -10,7 +10,7 @@
  */
 import { FswcuDict, FswcuTuple } from '../fswcu/fswcu-value';
 import { FscmtShapeError } from './fscmt-errors';
-import { fscmtDict, fscmtInt, fscmtText, fscmtTupleItems, type FscmtFieldCodec } from './fscmt-fields';
+import { fscmtDict, fscmtInt, fscmtItemLabels, fscmtText, fscmtTupleItems, type FscmtFieldCodec } from './fscmt-fields';
 import { fscmtUri, type FscmtUri } from './fscmt-uri';
 
 export const FSCMT_QUEUE_ENTRY_ID = 'WQE';
@@ -41,7 +41,8 @@ export interface FscmtQueueEntry {
 const redirect: FscmtFieldCodec<FscmtRedirect> = {
   read(value, path) {
     const [uri, kind] = fscmtTupleItems(value, path, 2);
-    return { uri: fscmtText.read(uri, `${path}[0]`), kind: fscmtInt.read(kind, `${path}[1]`) };
+    const at = fscmtItemLabels(path);
+    return { uri: fscmtText.read(uri, at(0)), kind: fscmtInt.read(kind, at(1)) };
   },
   write: (r) => new FswcuTuple([fscmtText.write(r.uri), fscmtInt.write(r.kind)]),
 };
@@ -49,20 +50,22 @@ const redirect: FscmtFieldCodec<FscmtRedirect> = {
 export const fscmtQueueEntry: FscmtFieldCodec<FscmtQueueEntry> = {
   read(value, path) {
     const t = fscmtTupleItems(value, path, 9);
-    const id = fscmtText.read(t[0], `${path}[0]`);
-    if (id !== FSCMT_QUEUE_ENTRY_ID) throw new FscmtShapeError(`${path}[0]`, `expected "WQE", got ${JSON.stringify(id)}`);
+    const at = fscmtItemLabels(path);
+    const id = fscmtText.read(t[0], at(0));
+    if (id !== FSCMT_QUEUE_ENTRY_ID) throw new FscmtShapeError(at(0), `expected "WQE", got ${JSON.stringify(id)}`);
     const trail = t[5];
     const redirects = Array.isArray(trail) ? trail : trail instanceof FswcuTuple ? trail.items : undefined;
-    if (redirects === undefined) throw new FscmtShapeError(`${path}[5]`, 'expected a list of redirects');
+    if (redirects === undefined) throw new FscmtShapeError(at(5), 'expected a list of redirects');
+    const trailAt = redirects.length === 0 ? undefined : fscmtItemLabels(at(5));
     return {
-      uri: fscmtUri.read(t[1], `${path}[1]`),
-      referrer: fscmtUri.read(t[2], `${path}[2]`),
-      uriFlags: fscmtInt.read(t[3], `${path}[3]`),
-      frameFlags: fscmtInt.read(t[4], `${path}[4]`),
-      redirects: redirects.map((r, i) => redirect.read(r, `${path}[5][${i}]`)),
-      queueFlags: fscmtInt.read(t[6], `${path}[6]`),
-      refreshCycle: fscmtInt.read(t[7], `${path}[7]`),
-      extra: fscmtDict.read(t[8], `${path}[8]`),
+      uri: fscmtUri.read(t[1], at(1)),
+      referrer: fscmtUri.read(t[2], at(2)),
+      uriFlags: fscmtInt.read(t[3], at(3)),
+      frameFlags: fscmtInt.read(t[4], at(4)),
+      redirects: trailAt === undefined ? [] : redirects.map((r, i) => redirect.read(r, trailAt(i))),
+      queueFlags: fscmtInt.read(t[6], at(6)),
+      refreshCycle: fscmtInt.read(t[7], at(7)),
+      extra: fscmtDict.read(t[8], at(8)),
     };
   },
   write: (e) =>

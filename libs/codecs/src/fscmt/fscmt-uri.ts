@@ -5,7 +5,7 @@
  *   fscmtUnparsedUri('')                           // the empty referrer of a start URI
  */
 import { FswcuTuple } from '../fswcu/fswcu-value';
-import { fscmtInt, fscmtNullable, fscmtText, fscmtTupleItems, type FscmtFieldCodec } from './fscmt-fields';
+import { fscmtInt, fscmtItemLabels, fscmtNullable, fscmtText, fscmtTupleItems, type FscmtFieldCodec } from './fscmt-fields';
 
 export interface FscmtUri {
   uri: string;
@@ -32,23 +32,22 @@ const optionalInt = fscmtNullable(fscmtInt);
 export const fscmtUri: FscmtFieldCodec<FscmtUri> = {
   read(value, path) {
     const t = fscmtTupleItems(value, path, 14);
-    const text = (i: number): string => fscmtText.read(t[i], `${path}[${i}]`);
-    const int = (i: number): number => fscmtInt.read(t[i], `${path}[${i}]`);
+    const at = fscmtItemLabels(path);
     return {
-      uri: text(0),
-      scheme: text(1),
-      netloc: text(2),
-      host: text(3),
-      port: optionalInt.read(t[4], `${path}[4]`),
-      path: text(5),
-      query: text(6),
-      params: text(7),
-      fragment: text(8),
-      credentials: text(9),
-      defaultScheme: text(10),
-      skipFragments: int(11),
-      parsed: int(12),
-      hostIdna: text(13),
+      uri: fscmtText.read(t[0], at(0)),
+      scheme: fscmtText.read(t[1], at(1)),
+      netloc: fscmtText.read(t[2], at(2)),
+      host: fscmtText.read(t[3], at(3)),
+      port: optionalInt.read(t[4], at(4)),
+      path: fscmtText.read(t[5], at(5)),
+      query: fscmtText.read(t[6], at(6)),
+      params: fscmtText.read(t[7], at(7)),
+      fragment: fscmtText.read(t[8], at(8)),
+      credentials: fscmtText.read(t[9], at(9)),
+      defaultScheme: fscmtText.read(t[10], at(10)),
+      skipFragments: fscmtInt.read(t[11], at(11)),
+      parsed: fscmtInt.read(t[12], at(12)),
+      hostIdna: fscmtText.read(t[13], at(13)),
     };
   },
   write(u) {
