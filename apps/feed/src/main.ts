@@ -11,7 +11,7 @@ import { parseCli } from './cli';
 import { documents } from './document-source';
 import { InputTally, peakRssMb } from './input-tally';
 
-const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client'));
+const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client', { argv: process.argv.slice(2) }));
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
   process.exit(0);

@@ -24,6 +24,15 @@ describe('stackEnv', () => {
     expect(env['NATS_USER']).toBeUndefined();
   });
 
+  it('the stack\'s identity goes to the stack\'s server only', () => {
+    expect(stackEnv({ ESP_HOME: home, NATS_URL: 'nats://127.0.0.1:40000' }, 'client')['NATS_USER']).toBe('client');
+    expect(stackEnv({ ESP_HOME: home, NATS_URL: 'nats://test-server:4222' }, 'client')['NATS_USER']).toBeUndefined();
+    expect(stackEnv({ ESP_HOME: home }, 'client', { servers: ['nats://other:4222'] })['NATS_USER']).toBeUndefined();
+    expect(stackEnv({ ESP_HOME: home }, 'client', { servers: ['nats://127.0.0.1:40000'] })['NATS_USER']).toBe('client');
+    expect(stackEnv({ ESP_HOME: home }, 'client', { argv: ['-c', 'x', '--nats', 'nats://other:4222'] })['NATS_USER']).toBeUndefined();
+    expect(stackEnv({ ESP_HOME: home }, 'client', { argv: ['--nats=nats://127.0.0.1:40000', 'dir'] })['NATS_USER']).toBe('client');
+  });
+
   it('no stack in the home: the environment as it is', () => {
     expect(stackEnv({ ESP_HOME: join(home, 'none'), X: '1' }, 'admin')).toEqual({ ESP_HOME: join(home, 'none'), X: '1' });
   });

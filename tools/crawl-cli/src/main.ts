@@ -63,7 +63,7 @@ async function run(): Promise<number> {
   let mw: Middleware;
   try {
     // the operator's identity of the stack npm start runs, unless the environment gives credentials
-    const security = natsSecurity({}, stackEnv(process.env, 'admin'));
+    const security = natsSecurity({}, stackEnv(process.env, 'admin', { servers: plan.nats }));
     mw = await Middleware.connect({ name: 'crawl-cli', servers: plan.nats, logger, timeoutMs: 30_000, ...(typeof security === 'string' ? {} : { security }) });
   } catch (err) {
     process.stderr.write(`crawl: cannot connect to NATS at ${plan.nats.join(',')}: ${(err as Error).message} (is the stack running? npm start)\n`);

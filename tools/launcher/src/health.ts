@@ -55,7 +55,7 @@ const bound = values.bound ?? [];
 const crawl = values.crawl ?? [];
 const needsBus = bound.length > 0 || crawl.length > 0 || (!values.xmlrpc && !values.processes);
 // the stack npm start runs (its stack.json and admin identity), unless the environment says otherwise
-const stack = stackEnv(process.env, 'admin');
+const stack = stackEnv(process.env, 'admin', values.nats ? { servers: values.nats } : {});
 const security = natsSecurity({}, stack);
 const servers = values.nats ?? stack['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 

@@ -11,7 +11,7 @@ import { Middleware } from '@esp/middleware';
 
 const { values } = parseArgs({ options: { nats: { type: 'string' } } });
 // the stack npm start runs (its stack.json and admin identity), unless the environment says otherwise
-const stack = stackEnv(process.env, 'admin');
+const stack = stackEnv(process.env, 'admin', values.nats ? { servers: values.nats } : {});
 const security = natsSecurity({}, stack);
 const servers = values.nats ?? stack['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const logger = createLogger('ping', {}, { level: 'fatal', destination: process.stderr });

@@ -11,7 +11,7 @@ import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { formatJson, formatText, parseCli } from './cli';
 
-const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client'));
+const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client', { argv: process.argv.slice(2) }));
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
   process.exit(0);
