@@ -3,6 +3,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { FeedingClient, type DocumentOutcome } from '@esp/content-client';
+import { stackEnv } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { SingleBar } from 'cli-progress';
@@ -10,7 +11,7 @@ import { parseCli } from './cli';
 import { documents } from './document-source';
 import { InputTally, peakRssMb } from './input-tally';
 
-const cli = parseCli(process.argv.slice(2), process.env);
+const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client', { argv: process.argv.slice(2) }));
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
   process.exit(0);

@@ -15,3 +15,4 @@ export { tryParseArgs, type CliResult } from './command-line';
 export { stopOnSignals, type StopLog, type StopOnSignalsOptions } from './stop-on-signals';
 export { useNonIncrementalMarking } from './gc-mode';
 export { entryNodeArgs, builtEntry } from './entry-command';
+export { stackEnv } from './stack-env';

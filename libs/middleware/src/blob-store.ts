@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { ReadableStream } from 'node:stream/web';
 import { DEFAULT_CONTENT_BUCKET, type ContentRef } from '@esp/interfaces';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { putObject, putTombstone } from './blob-put';
 
 export interface BlobStoreOptions {
   /** The bucket (default "esp_content"). */
@@ -67,6 +68,8 @@ export class BlobStore {
   private constructor(
     readonly bucket: string,
     private readonly os: ObjectStore,
+    private readonly js: JetStreamClient,
+    private readonly maxPayload: number,
   ) {}
 
   static async open(nc: NatsConnection, opts: BlobStoreOptions = {}): Promise<BlobStore> {
@@ -76,19 +79,21 @@ export class BlobStore {
         ttl: nanos(opts.ttlMs ?? DEFAULT_BLOB_TTL_MS),
         replicas: opts.replicas ?? defaultReplicas(nc),
       });
-      return new BlobStore(bucket, os);
+      return new BlobStore(bucket, os, jetstream(nc), nc.info?.max_payload ?? 1024 * 1024);
     } catch (err) {
       throw new BlobError('store_unavailable', `cannot open the object store bucket "${bucket}": ${(err as Error).message} (is JetStream enabled on nats-server: -js?)`, { cause: err });
     }
   }
 
-  /** Streams `data` into object `name` (replacing any object of that name). */
+  /**
+   * Streams `data` into object `name` (replacing any object of that name). Needs only the permission to add to the
+   * bucket, not to read it (blob-put.ts).
+   */
   async put(name: string, data: Uint8Array | AsyncIterable<Uint8Array>, opts: { text?: boolean } = {}): Promise<ContentRef> {
     const source = data instanceof Uint8Array ? single(data) : data;
-    const stream = ReadableStream.from(source) as unknown as globalThis.ReadableStream<Uint8Array>;
     let info;
     try {
-      info = await this.os.put({ name }, stream);
+      info = await putObject(this.js, this.bucket, name, source, this.maxPayload);
     } catch (err) {
       throw new BlobError('store_unavailable', `cannot store object "${name}" in "${this.bucket}": ${(err as Error).message}`, { cause: err });
     }
@@ -129,11 +134,23 @@ export class BlobStore {
     return out;
   }
 
-  /** Removes an object; one already gone is no error. */
+  /** Set once the bus refused this connection a read of the bucket: it may only add (a feed client). */
+  private addOnly = false;
+
+  /**
+   * Removes an object; one already gone is no error. A connection that may only add to the bucket (its first
+   * delete was refused the read that the object store's delete starts with) marks the object deleted instead
+   * (blob-put.ts): readers find nothing, and the TTL removes its chunks.
+   */
   async delete(name: string): Promise<void> {
     try {
+      if (this.addOnly) return await putTombstone(this.js, this.bucket, name);
       await this.os.delete(name);
     } catch (err) {
+      if (!this.addOnly && /permissions? violation/i.test((err as Error).message)) {
+        this.addOnly = true;
+        return this.delete(name);
+      }
       throw new BlobError('store_unavailable', `cannot delete object "${name}" from "${this.bucket}": ${(err as Error).message}`, { cause: err });
     }
   }

@@ -9,7 +9,7 @@ import { natsAuthOptions, NatsCredentialsError } from './nats-auth';
 import { NameServerClient } from './name-server-client';
 import { ServerObject, type ServerObjectOptions } from './server-object';
 import { RawBus } from './raw-bus';
-import { objectSubject } from './subjects';
+import { inboxPrefix, objectSubject } from './subjects';
 
 export interface MiddlewareOptions {
   /** NATS server URL(s); default NATS_URL or nats://127.0.0.1:4222. */
@@ -75,6 +75,7 @@ export class Middleware {
         servers,
         ...auth,
         name: opts.name,
+        inboxPrefix: inboxPrefix(security.user),
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
         waitOnFirstConnect: opts.waitForServer ?? false,
@@ -106,7 +107,7 @@ export class Middleware {
       interface_type: iface.type,
       interface_version: iface.version,
     });
-    return this.activateAt(objectSubject(aor.host, aor.port, aor.object_id), iface, impl, aor, opts);
+    return this.activateAt(objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id), iface, impl, aor, opts);
   }
 
   /** Activates on an explicit subject (the name server's well-known one). */
@@ -125,7 +126,7 @@ export class Middleware {
 
   /** A typed proxy of the object at `aor`. */
   proxy<I extends InterfaceDef>(iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
-    return createProxy(this.nc, iface, aor, objectSubject(aor.host, aor.port, aor.object_id), { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+    return createProxy(this.nc, iface, aor, objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id), { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
   }
 
   /** A typed proxy of an object activated on an explicit subject (activateAt): a well-known service address. */

@@ -1,8 +1,10 @@
 /**
  * Every NATS subject of the middleware is built here and nowhere else.
  *
- * A server object answers on esp.obj.<host>.<port>.<object_id>: the AOR's (host, port, object id) are its identity.
- * Tokens are escaped so that any host or id gives exactly one valid, unambiguous subject.
+ * A server object answers on esp.obj.<interface type>.<host>.<port>.<object_id>: the AOR's (host, port, object id)
+ * are its identity, and its interface type comes first so that NATS permissions can say which roles may serve, or
+ * call, which kind of object (esp.obj.processing::session.> for the distributors only: nobody else reads the
+ * documents sent to sessions). Tokens are escaped so that any host or id gives exactly one valid, unambiguous subject.
  */
 const PREFIX = 'esp';
 
@@ -14,8 +16,22 @@ export function subjectToken(value: string): string {
   );
 }
 
-export function objectSubject(host: string, port: number, objectId: string): string {
-  return `${PREFIX}.obj.${subjectToken(host)}.${port}.${subjectToken(objectId)}`;
+export function objectSubject(interfaceType: string, host: string, port: number, objectId: string): string {
+  return `${PREFIX}.obj.${subjectToken(interfaceType)}.${subjectToken(host)}.${port}.${subjectToken(objectId)}`;
+}
+
+/** Every object of one interface type, on any host: what a permission names. */
+export function objectsOfType(interfaceType: string): string {
+  return `${PREFIX}.obj.${subjectToken(interfaceType)}.>`;
+}
+
+/**
+ * The reply subjects of a connection: _INBOX.<user>.> for a connection that authenticates as a user, so that a
+ * permission can give each identity its own replies (a search result, a document fetched from the object store)
+ * and nobody else's; plain _INBOX for one that does not.
+ */
+export function inboxPrefix(user?: string): string {
+  return user ? `_INBOX.${subjectToken(user)}` : '_INBOX';
 }
 
 /** The name server's request subject; every name-server instance serves it in one queue group. */

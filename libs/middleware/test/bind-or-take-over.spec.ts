@@ -85,7 +85,7 @@ describe('bindOrTakeOver on a real nats-server with a name server', () => {
   it('a holder that does not answer the ping - kept by default, taken over with takeOverUnanswered', async () => {
     // something subscribed at the holder's address that never answers: a stopped process
     const aor: Aor = { name: '', object_id: 'stopped', host: mine.host, port: port++, interface_type: echoInterface.type, interface_version: echoInterface.version };
-    const sub = raw.subscribe(objectSubject(aor.host, aor.port, aor.object_id));
+    const sub = raw.subscribe(objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id));
     await raw.flush();
     await other.names.bind('bot/silent', aor);
     const obj = await activate(mine, 'after-silent');

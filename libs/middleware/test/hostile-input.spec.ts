@@ -26,7 +26,7 @@ describe('hostile input: every bad request gets a clear error and the server kee
     client = await Middleware.connect({ name: 'good-client', servers: ns.url });
     raw = await connect({ servers: ns.url });
     aor = (await server.activate(echoInterface, echoImpl, { object_id: 'echo', port: 7 })).aor;
-    subject = objectSubject(aor.host, aor.port, aor.object_id);
+    subject = objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id);
   });
   afterAll(async () => {
     await raw?.close();

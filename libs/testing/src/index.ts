@@ -18,7 +18,7 @@ export { waitFor } from './wait-for';
 export { ChildService, type ChildServiceOptions } from './child-service';
 export { LocalWebSites, type LocalWebSitesOptions } from './local-web-sites';
 export { BIG_PAGE_BYTES, EXTRAS_CRAWL_DELAY_SECONDS } from './local-web-site-extras';
-export { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate';
+export { selfSignedCertificate, type SelfSignedCertificate } from '@esp/x509';
 export { generateRealCorpus, CORPUS_DOCUMENT_LIMIT_BYTES, OVERSIZE_BYTES, type RealCorpusOptions } from './real-corpus';
 export {
   expectationName,

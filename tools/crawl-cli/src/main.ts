@@ -7,6 +7,7 @@
  *   npm run crawl -- suspend --collection web
  *   npm run crawl -- --help
  */
+import { stackEnv } from '@esp/cli-options';
 import { crawlAdminAor, crawlAdminSubject } from '@esp/crawl-bus';
 import { crawlAdminInterface, type CrawlStatus, type ProxyOf } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
@@ -14,7 +15,8 @@ import { Middleware, ObjectNotExist } from '@esp/middleware';
 import { parseCli, type Plan } from './cli';
 import { progressLine, summaryJson, summaryText } from './report';
 
-const cli = parseCli(process.argv.slice(2), process.env);
+// the operator's identity of the stack npm start runs, unless flags or the environment give credentials
+const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'admin', { argv: process.argv.slice(2) }));
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
   process.exit(0);

@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: the whole system on this machine in one command.
  *
- *   npm run demo                         # NATS_URL, else 127.0.0.1:4222, else a local nats-server (as npm start)
+ *   npm run demo                         # NATS_URL, else a secured nats-server started here (as npm start)
  *   npm run demo -- --help
  *
  * Starts the stack (the launcher, tools/launcher, as a child process) with a fresh state directory, feeds the
@@ -14,6 +14,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rm
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { natsSecurity, stackEnv } from '@esp/cli-options';
 import { INDEX_SEARCH_NAME, searchInterface, type SearchHit } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
@@ -33,7 +34,7 @@ Options:
   -h, --help       show this help
 
 Environment:
-  NATS_URL         use this NATS server (else 127.0.0.1:4222, else a nats-server started here)
+  NATS_URL         use this NATS server (else a secured nats-server started here)
 `;
 
 interface FeedReport {
@@ -138,12 +139,15 @@ out(`The stack (NATS ${stack.nats}):`);
 for (const p of stack.processes) out(`  ${p.name.padEnd(22)} pid ${String(p.pid).padEnd(8)}${p.xmlrpc_url ? ` XML-RPC ${p.xmlrpc_url}` : ''}`);
 
 // ---- 2. feed the corpus ----
+// the client identity of the demo's home (the secured bus the launcher started there)
+const clientEnv = stackEnv({ ...process.env, ESP_HOME: home, NATS_URL: stack.nats }, 'client');
+const clientSecurity = natsSecurity({}, clientEnv);
 // the feed CLI's ids are the paths as given: the corpus relative to the workspace when it is inside, else absolute
 const corpusArg = relative(ROOT, corpus).startsWith('..') ? corpus : relative(ROOT, corpus);
 const expectedBroken = existsSync(join(corpus, 'broken')) ? readdirSync(join(corpus, 'broken')).map((f) => join(corpusArg, 'broken', f)).sort() : [];
 const reportFile = join(home, 'feed-report.json');
 say(`feeding ${corpus} into collection "${COLLECTION}"`);
-const feed = tsx('apps/feed/src/main.ts', ['--collection', COLLECTION, '--quiet', '--report', reportFile, '--timeout', '120', corpusArg], { ...process.env, NATS_URL: stack.nats });
+const feed = tsx('apps/feed/src/main.ts', ['--collection', COLLECTION, '--quiet', '--report', reportFile, '--timeout', '120', corpusArg], clientEnv);
 feed.stdout?.pipe(log, { end: false });
 feed.stderr?.pipe(log, { end: false });
 const feedExit = await exitOf(feed);
@@ -178,7 +182,7 @@ if (report) {
 // ---- 3. search ----
 out();
 out('Searches:');
-const mw = await Middleware.connect({ name: 'demo', servers: stack.nats, logger: createLogger('demo', {}, { level: 'error', destination: process.stderr }) }).catch((err: Error) => {
+const mw = await Middleware.connect({ name: 'demo', servers: stack.nats, ...(typeof clientSecurity === 'string' ? {} : { security: clientSecurity }), logger: createLogger('demo', {}, { level: 'error', destination: process.stderr }) }).catch((err: Error) => {
   problems.push(`cannot connect to NATS for searching: ${err.message}`);
   return undefined;
 });

@@ -9,6 +9,7 @@
  *   tsx tools/launcher/src/health.ts --crawl dup/dup1 --cluster default
  */
 import { parseArgs } from 'node:util';
+import { natsSecurity, stackEnv } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { allProcessesRunning, boundAndAnswering, crawlPeerListening, nameServerAnswers, ProbeFailed, xmlRpcAnswers } from './health-probes';
@@ -53,14 +54,17 @@ if (values.help) {
 const bound = values.bound ?? [];
 const crawl = values.crawl ?? [];
 const needsBus = bound.length > 0 || crawl.length > 0 || (!values.xmlrpc && !values.processes);
-const servers = values.nats ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+// the stack npm start runs (its stack.json and admin identity), unless the environment says otherwise
+const stack = stackEnv(process.env, 'admin', values.nats ? { servers: values.nats } : {});
+const security = natsSecurity({}, stack);
+const servers = values.nats ?? stack['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 
 async function check(): Promise<void> {
   for (const url of values.xmlrpc ?? []) await xmlRpcAnswers(url);
   if (values.processes) await allProcessesRunning(values.processes);
   if (!needsBus) return;
   const logger = createLogger('health', {}, { level: 'fatal', destination: process.stderr });
-  const mw = await Middleware.connect({ name: 'health', servers, logger, timeoutMs: 3000 }).catch((err: Error) => {
+  const mw = await Middleware.connect({ name: 'health', servers, logger, timeoutMs: 3000, ...(typeof security === 'string' ? {} : { security }) }).catch((err: Error) => {
     throw new ProbeFailed(`cannot connect to NATS at ${servers}: ${err.message}`);
   });
   try {

@@ -11,11 +11,12 @@
  * (ESP_HOME overrides .esp). Ctrl-C stops everything in reverse order (the node controller stops its processes in
  * reverse profile order), letting calls in flight finish.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
 import { ensureAdminSecretFile } from './admin-secret-file';
+import { busRoleOf, ensureBusHome, withBusIdentities, type BusHome } from './bus/bus-home';
 import { ensureNats } from './nats-endpoint';
 import { mergeCollections, readCollectionsFile, withCrawlNodes } from './crawl-roles';
 import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
@@ -49,10 +50,12 @@ Options:
   --profile <file>     node profile template; {home}, {config} (<home>/config), {collections} and
                        {config_server} (the config server's XML-RPC URL) are filled in
                        (default: tools/launcher/profiles/default.json)
+  --insecure           an open NATS, as in development before: no TLS, no users (default: the nats-server
+                       started here runs with TLS and one user per role, see docs/security.md)
   -h, --help           show this help
 
 Environment:
-  NATS_URL         use this NATS server instead of 127.0.0.1:4222 or a local one
+  NATS_URL         use this NATS server (with the credentials in NATS_USER, NATS_CREDS... ) instead of one started here
 
 The admin secret that state-changing XML-RPC methods (StopProcess, RegisterModule, Shutdown...) need is
 generated into <home>/admin-secret; outside clients send it as HTTP Basic password (http://esp:<secret>@host:port/RPC2).
@@ -60,7 +63,7 @@ generated into <home>/admin-secret; outside clients send it as HTTP Basic passwo
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, 'crawl-nodes': { type: 'string' }, profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, 'crawl-nodes': { type: 'string' }, profile: { type: 'string' }, insecure: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     process.stderr.write(`launcher: ${(err as Error).message}\nTry --help.\n`);
     process.exit(2);
@@ -88,8 +91,10 @@ process.env[ADMIN_SECRET_ENV] = secret.file;
 if (secret.created) say(`admin secret generated in ${secret.file}`);
 
 let nats;
+let bus: BusHome | undefined;
 try {
-  nats = await ensureNats(process.env, join(home, 'nats'));
+  // the secured bus: its users, certificate and configuration in <home>/nats-auth (client.env for the CLIs)
+  nats = await ensureNats(process.env, join(home, 'nats'), values.insecure ? undefined : (version) => (bus = ensureBusHome(home, version)).configFile);
 } catch (err) {
   say((err as Error).message);
   process.exit(1);
@@ -120,6 +125,13 @@ try {
 
 // every app (and the node controller's apps, which inherit its environment) finds NATS through NATS_URL
 process.env['NATS_URL'] = nats.url;
+if (bus) process.env['NATS_CA'] = bus.caFile;
+/** A process's identity on the secured bus started here (none on a NATS_URL or --insecure one). */
+const identity = (name: string): Record<string, string> => {
+  const role = busRoleOf(name);
+  return bus && role ? bus.env(role) : {};
+};
+const identities = (profile: unknown): unknown => (bus ? withBusIdentities(profile, bus) : profile);
 const supervisor = new Supervisor(say);
 /** Status / XML-RPC URLs of the node controller's processes, from their ready lines. */
 const urls = new Map<string, string>();
@@ -157,11 +169,12 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 const nat = ['--nats', nats.url, '--wait'];
 const nodeControllerUrl = () => supervisor.describe().find((p) => p.name === 'node-controller')?.xmlrpc_url;
 try {
-  await supervisor.start({ name: 'name-server', entry: 'apps/name-server/src/main.ts', args: nat });
-  await supervisor.start({ name: 'config-server', entry: 'apps/config-server/src/main.ts', args: [...nat, '--port', '0', '--listen', '127.0.0.1', '--config-dir', configDir] });
+  await supervisor.start({ name: 'name-server', entry: 'apps/name-server/src/main.ts', args: nat, env: identity('name-server') });
+  await supervisor.start({ name: 'config-server', entry: 'apps/config-server/src/main.ts', args: [...nat, '--port', '0', '--listen', '127.0.0.1', '--config-dir', configDir], env: identity('config-server') });
   const cfgUrl = supervisor.describe().find((p) => p.name === 'config-server')?.xmlrpc_url;
   if (!cfgUrl) throw new Error('the config server did not say its xmlrpc_url');
-  writeFileSync(profileFile, JSON.stringify(withCrawlNodes(fillProfile(profileTemplate, { home, config: configDir, collections: collections.join(','), config_server: cfgUrl }), crawlNodes), null, 2) + '\n');
+  writeFileSync(profileFile, JSON.stringify(identities(withCrawlNodes(fillProfile(profileTemplate, { home, config: configDir, collections: collections.join(','), config_server: cfgUrl }), crawlNodes)), null, 2) + '\n', { mode: 0o600 });
+  chmodSync(profileFile, 0o600); // it holds the processes' NATS passwords
   const nodeController: ProcessSpec = {
     name: 'node-controller',
     entry: 'apps/node-controller/src/main.ts',

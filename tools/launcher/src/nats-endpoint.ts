@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 
 export const INSTALL_HINT = 'nats-server is not installed: run `apt-get install -y nats-server` (Debian/Ubuntu) or set NATS_URL to a running server.';
@@ -34,25 +34,51 @@ export function findNatsServer(env: NodeJS.ProcessEnv): string | undefined {
 
 export type NatsEndpoint = { url: string; started?: ChildProcess; source: 'NATS_URL' | 'local' | 'started' };
 
+/** "2.9.10" from `nats-server --version` ("nats-server: v2.9.10"); "0.0.0" when it does not say. */
+export function natsServerVersion(bin: string): string {
+  try {
+    return /v?(\d+\.\d+\.\d+\S*)/.exec(execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 5000 }))?.[1] ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 /**
- * Where the stack's NATS is: NATS_URL if set; else a server already on 127.0.0.1:4222; else a nats-server we start
- * with JetStream in dataDir (kept across runs, so bindings and data survive a restart of the stack).
+ * Where the stack's NATS is: NATS_URL if set; else, unless `secured`, a server already on 127.0.0.1:4222; else a
+ * nats-server we start with JetStream in dataDir (kept across runs, so bindings and data survive a restart of the
+ * stack). `secured` writes the server's configuration for its version and returns the file: the server started
+ * then runs with it, on 4222 or, when something else listens there, on a free port (an open server that happens
+ * to run there is never used in its place).
  */
-export async function ensureNats(env: NodeJS.ProcessEnv, dataDir: string): Promise<NatsEndpoint> {
+export async function ensureNats(env: NodeJS.ProcessEnv, dataDir: string, secured?: (serverVersion: string) => string): Promise<NatsEndpoint> {
   if (env['NATS_URL']) return { url: env['NATS_URL'], source: 'NATS_URL' };
-  if (await reachable('127.0.0.1', 4222)) return { url: 'nats://127.0.0.1:4222', source: 'local' };
+  const taken = await reachable('127.0.0.1', 4222);
+  if (taken && !secured) return { url: 'nats://127.0.0.1:4222', source: 'local' };
   const bin = findNatsServer(env);
   if (!bin) throw new Error(INSTALL_HINT);
   mkdirSync(dataDir, { recursive: true });
+  const port = taken ? await freePort() : 4222;
+  const config = secured ? ['-c', secured(natsServerVersion(bin))] : [];
   // own process group: a Ctrl-C in the terminal must not stop NATS before the apps have drained (the launcher stops it last)
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', '4222', '-js', '-sd', dataDir], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(bin, [...config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`nats-server exited at start: ${stderr.trim()}`);
-    if (await reachable('127.0.0.1', 4222)) return { url: 'nats://127.0.0.1:4222', started: child, source: 'started' };
+    if (await reachable('127.0.0.1', port)) return { url: `nats://127.0.0.1:${port}`, started: child, source: 'started' };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
-  throw new Error(`nats-server did not start listening on 127.0.0.1:4222: ${stderr.trim()}`);
+  throw new Error(`nats-server did not start listening on 127.0.0.1:${port}: ${stderr.trim()}`);
 }

@@ -6,11 +6,12 @@
  *   npm run -s search -- --help
  */
 import { INDEX_SEARCH_NAME, ResolveException, searchInterface } from '@esp/interfaces';
+import { stackEnv } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { formatJson, formatText, parseCli } from './cli';
 
-const cli = parseCli(process.argv.slice(2), process.env);
+const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client', { argv: process.argv.slice(2) }));
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
   process.exit(0);

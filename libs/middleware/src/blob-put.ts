@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { headers, nuid } from '@nats-io/nats-core';
+import type { JetStreamClient } from '@nats-io/jetstream';
+
+/** The object store's chunk size, unless the server's max_payload is smaller. */
+const CHUNK_BYTES = 128 * 1024;
+
+/** The object store's notation: base64 with the URL alphabet and its padding kept. */
+function base64UrlPadded(b64: string): string {
+  return b64.replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+/**
+ * Writes an object in the JetStream object store's own layout (chunks on $O.<bucket>.C.<nuid>, then the description
+ * on $O.<bucket>.M.<name in base64> as a rollup), so any object store client reads it. Unlike the object store
+ * client's put it never reads the bucket first: it needs only the permission to add, and so a feed client that may
+ * add content is not given the API that reads everyone's. The chunks of an object this one replaces are left for
+ * the bucket's TTL to remove.
+ */
+export async function putObject(js: JetStreamClient, bucket: string, name: string, data: AsyncIterable<Uint8Array>, maxPayload: number): Promise<{ size: number; digest: string }> {
+  const chunkBytes = Math.min(CHUNK_BYTES, maxPayload);
+  const id = nuid.next();
+  const chunkSubject = `$O.${bucket}.C.${id}`;
+  const hash = createHash('sha256');
+  let size = 0;
+  let chunks = 0;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const flush = async (n: number): Promise<void> => {
+    const all = Buffer.concat(pending);
+    const chunk = all.subarray(0, n);
+    const rest = all.subarray(n);
+    pending = rest.length ? [rest] : [];
+    pendingBytes = rest.length;
+    hash.update(chunk);
+    size += chunk.length;
+    chunks++;
+    await js.publish(chunkSubject, chunk);
+  };
+  for await (const part of data) {
+    pending.push(part);
+    pendingBytes += part.length;
+    while (pendingBytes > chunkBytes) await flush(chunkBytes);
+  }
+  if (pendingBytes > 0) await flush(pendingBytes);
+  const digest = `SHA-256=${base64UrlPadded(hash.digest('base64'))}`;
+  const info = {
+    name,
+    description: '',
+    options: { max_chunk_size: chunkBytes },
+    bucket,
+    nuid: id,
+    size,
+    chunks,
+    mtime: new Date().toISOString(),
+    digest,
+    deleted: false,
+  };
+  await publishMeta(js, bucket, name, info);
+  return { size, digest };
+}
+
+/** The description replaces every earlier one of the name (a rollup): the object store's own rule. */
+async function publishMeta(js: JetStreamClient, bucket: string, name: string, info: object): Promise<void> {
+  const h = headers();
+  h.set('Nats-Rollup', 'sub');
+  await js.publish(`$O.${bucket}.M.${base64UrlPadded(btoa(name))}`, JSON.stringify(info), { headers: h });
+}
+
+/**
+ * Marks object `name` deleted, as the object store's delete does, without reading it first: every reader then
+ * finds nothing. Its chunks are not purged (that needs the chunks' id, which only a read gives): the bucket's TTL
+ * removes them, and until then only the roles that may read the bucket could see them.
+ */
+export async function putTombstone(js: JetStreamClient, bucket: string, name: string): Promise<void> {
+  const info = { name, description: '', options: { max_chunk_size: CHUNK_BYTES }, bucket, nuid: '', size: 0, chunks: 0, mtime: new Date().toISOString(), digest: '', deleted: true };
+  await publishMeta(js, bucket, name, info);
+}

@@ -1,0 +1,7 @@
+/**
+ * @esp/x509: a self-signed TLS certificate made with node:crypto alone, for a server that is its own CA (the
+ * launcher's NATS, HTTPS in tests).
+ *
+ *   const { key, cert } = selfSignedCertificate({ commonName: 'esp stack nats', days: 3650 });
+ */
+export { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate';

@@ -1,0 +1,16 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from './self-signed-certificate';
+
+describe('selfSignedCertificate', () => {
+  it('a CA certificate for 127.0.0.1 and localhost, signed by its own key, valid for the days asked', () => {
+    const { key, cert } = selfSignedCertificate({ commonName: 'esp test', days: 3650 });
+    const x = new X509Certificate(cert);
+    expect(x.ca).toBe(true);
+    expect(x.subjectAltName).toContain('IP Address:127.0.0.1');
+    expect(x.subjectAltName).toContain('DNS:localhost');
+    expect(x.checkPrivateKey(createPrivateKey(key))).toBe(true);
+    expect(x.verify(x.publicKey)).toBe(true);
+    expect(new Date(x.validTo).getTime()).toBeGreaterThan(Date.now() + 3000 * 86_400_000);
+  });
+});

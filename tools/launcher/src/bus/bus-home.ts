@@ -1,0 +1,79 @@
+/**
+ * The secured bus's files in the stack's home, <home>/nats-auth (owner-only): a password per role (generated once,
+ * kept across restarts), the server's self-signed certificate (its own CA: clients trust it through NATS_CA), and
+ * the nats-server configuration generated from them at every start. Also what each process is given: its role's
+ * user, password and the CA, as the environment variables the middleware reads.
+ *
+ *   const bus = ensureBusHome(home, '2.9.10');
+ *   spawn('nats-server', ['-c', bus.configFile, ...]);
+ *   supervisor.start({ name: 'name-server', ..., env: bus.env('name-server') });
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { selfSignedCertificate } from '@esp/x509';
+import { BUS_ROLES, type BusRole } from './bus-roles';
+import { natsServerConfig } from './nats-config';
+
+export interface BusHome {
+  dir: string;
+  configFile: string;
+  /** The server's certificate, which is its own CA. */
+  caFile: string;
+  env(role: BusRole): Record<string, string>;
+}
+
+/** Which role a process of the node profile (or of the launcher) plays on the bus, by its name. */
+export function busRoleOf(processName: string): BusRole | undefined {
+  if (processName === 'duplicate-server-replica') return 'duplicate-server';
+  return (BUS_ROLES as readonly string[]).includes(processName) && processName !== 'client' && processName !== 'admin' ? (processName as BusRole) : undefined;
+}
+
+function readPasswords(file: string): Partial<Record<BusRole, string>> {
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<BusRole, string>>;
+  } catch {
+    return {};
+  }
+}
+
+export function ensureBusHome(home: string, serverVersion: string): BusHome {
+  const dir = join(home, 'nats-auth');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const secretsFile = join(dir, 'passwords.json');
+  const known = readPasswords(secretsFile);
+  const passwords = Object.fromEntries(BUS_ROLES.map((r) => [r, known[r] ?? randomBytes(24).toString('base64url')])) as Record<BusRole, string>;
+  writeFileSync(secretsFile, JSON.stringify(passwords, null, 2) + '\n', { mode: 0o600 });
+  const certFile = join(dir, 'server.pem');
+  const keyFile = join(dir, 'server-key.pem');
+  if (!existsSync(certFile) || !existsSync(keyFile)) {
+    const { cert, key } = selfSignedCertificate({ commonName: 'esp stack nats', days: 3650 });
+    writeFileSync(keyFile, key, { mode: 0o600 });
+    writeFileSync(certFile, cert, { mode: 0o644 });
+  }
+  const configFile = join(dir, 'nats.conf');
+  const users = BUS_ROLES.map((role) => ({ role, user: role, password: passwords[role] }));
+  writeFileSync(configFile, natsServerConfig({ users, tls: { certFile, keyFile }, serverVersion }), { mode: 0o600 });
+  const env = (role: BusRole): Record<string, string> => ({ NATS_USER: role, NATS_PASSWORD: passwords[role], NATS_CA: certFile });
+  // for the feed and search CLIs, and an operator: `set -a; . <home>/nats-auth/client.env; set +a`
+  for (const role of ['client', 'admin'] as const) {
+    const lines = Object.entries(env(role)).map(([k, v]) => `${k}=${v}`);
+    writeFileSync(join(dir, `${role}.env`), lines.join('\n') + '\n', { mode: 0o600 });
+  }
+  return { dir, configFile, caFile: certFile, env };
+}
+
+/** The node profile with each process given its role's identity in its `env` (a process of no role gets none). */
+export function withBusIdentities(profile: unknown, bus: BusHome): unknown {
+  const p = profile as { processes?: Array<{ name: string; env?: Record<string, string> }> };
+  if (!Array.isArray(p.processes)) return profile;
+  return {
+    ...p,
+    processes: p.processes.map((x) => {
+      const role = busRoleOf(x.name);
+      return role ? { ...x, env: { ...x.env, ...bus.env(role) } } : x;
+    }),
+  };
+}
