@@ -34,8 +34,10 @@ function runDemo(natsUrl: string, args: string[]): Promise<{ code: number | null
 
 async function stackGone(home: string): Promise<void> {
   const stack = JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as { processes: { name: string; pid: number }[] };
-  // name server, config server, node controller, indexer, two content distributors, two item processors
-  expect(stack.processes.length).toBe(8);
+  // name server, config server, node controller, indexer, two content distributors, two item processors, and the
+  // crawl roles: a duplicate server and its replica, the multinode scheduler, a node scheduler
+  expect(stack.processes.length).toBe(12);
+  expect(stack.processes.filter((p) => /scheduler|duplicate-server/.test(p.name)).length).toBe(4);
   expect(stack.processes.filter((p) => p.name.startsWith('content-distributor-')).length).toBe(2);
   await waitFor(() => stack.processes.every((p) => !alive(p.pid)), { timeoutMs: 10_000, what: 'every process of the demo stack gone' });
 }
