@@ -10,6 +10,7 @@ import {
   type Implementation,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
+import { retry } from '@esp/timers';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { KvWatchInclude, Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -38,6 +39,14 @@ function decodeStored(bytes: Uint8Array): StoredBinding | undefined {
 
 function sameAor(a: Aor, b: Aor): boolean {
   return sameObject(a, b) && a.interface_version === b.interface_version && a.name === b.name;
+}
+
+/**
+ * A read of the bucket, tried again while JetStream answers "timeout": on a cluster, the stream's leader being
+ * elected after a server died takes a few seconds, and a resolve in that window should wait it out rather than fail.
+ */
+function readAgain<T>(read: () => Promise<T>): Promise<T> {
+  return retry(read, { deadlineMs: 8_000, initialMs: 100, maxMs: 1_000, retryable: (err) => /timeout|no responders/i.test((err as Error)?.message ?? '') });
 }
 
 export interface NameRegistryOptions {
@@ -113,7 +122,7 @@ export class NameRegistry implements Implementation<typeof nameServerInterface> 
   }
 
   async resolve(name: string, interfaceType: string, interfaceVersion: string): Promise<Binding> {
-    const entry = await this.kv.get(bindingKey(name, interfaceType));
+    const entry = await readAgain(() => this.kv.get(bindingKey(name, interfaceType)));
     const stored = entry && entry.operation === 'PUT' ? decodeStored(entry.value) : undefined;
     if (entry && entry.operation === 'PUT' && !stored) this.log.warn({ name, interface_type: interfaceType, revision: entry.revision }, 'a value that is not a binding was skipped: the next bind replaces it');
     if (!entry || !stored) {
