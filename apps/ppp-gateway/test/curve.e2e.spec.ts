@@ -30,7 +30,8 @@ function python(script: string, args: string[]): { lines: string[]; exited: Prom
   // 'close': the exit code once stdout is read to its end, every line in `lines`
   return { lines, exited: new Promise((r) => child.once('close', (code) => r(code))), kill: () => child.kill('SIGKILL') };
 }
-const curveArgs = (server: string, own: { publicKey: string; secretKey: string }) => ['--curve-server-key', server, '--curve-public-key', own.publicKey, '--curve-secret-key', own.secretKey];
+// --flag=value: a Z85 key may start with "-", which argparse would take for an option
+const curveArgs = (server: string, own: { publicKey: string; secretKey: string }) => [`--curve-server-key=${server}`, `--curve-public-key=${own.publicKey}`, `--curve-secret-key=${own.secretKey}`];
 
 describe('ppp-gateway with CURVE', () => {
   let ns: NatsServer;

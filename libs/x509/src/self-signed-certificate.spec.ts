@@ -13,4 +13,13 @@ describe('selfSignedCertificate', () => {
     expect(x.verify(x.publicKey)).toBe(true);
     expect(new Date(x.validTo).getTime()).toBeGreaterThan(Date.now() + 3000 * 86_400_000);
   });
+  it('the serial number is a positive INTEGER in its shortest form, whatever the random bytes (Go refuses a padded one)', () => {
+    for (let i = 0; i < 400; i++) {
+      const serial = new X509Certificate(selfSignedCertificate().cert).serialNumber;
+      expect(serial).toMatch(/^[0-9A-F]{16}$/);
+      const first = parseInt(serial.slice(0, 2), 16);
+      expect(first, serial).toBeGreaterThan(0);
+      expect(first, serial).toBeLessThan(0x80);
+    }
+  });
 });

@@ -24,7 +24,9 @@ export function selfSignedCertificate(opts: { commonName?: string; days?: number
   const name = seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(opts.commonName ?? 'esp test sites')))));
   const now = Date.now();
   const serial = randomBytes(8);
-  serial[0] = (serial[0] as number) & 0x7f; // a positive INTEGER
+  // a positive INTEGER in its shortest form: a first byte of 0 would be a padding byte that strict parsers (Go's,
+  // so nats-server's) refuse as a malformed serial number
+  serial[0] = ((serial[0] as number) & 0x7f) | 0x01;
   const extensions = seq(
     // basicConstraints (critical): CA:TRUE, so the certificate is its own trust anchor
     seq(oid('2.5.29.19'), tlv(0x01, Buffer.from([0xff])), tlv(0x04, seq(tlv(0x01, Buffer.from([0xff]))))),
