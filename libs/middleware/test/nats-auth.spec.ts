@@ -33,7 +33,8 @@ let operatorUrl: string;
 
 beforeAll(async () => {
   const start = async (config: string) => {
-    const ns = await NatsServer.start({ jetstream: false, config });
+    // processes in either test mode: the TLS server's configuration names certificate files of this machine
+    const ns = await NatsServer.startProcess({ jetstream: false, config });
     servers.push(ns);
     return ns.url;
   };

@@ -30,6 +30,14 @@ export class NatsServer {
   }
 
   /**
+   * A nats-server process whatever ESP_TEST_NATS says: for a configuration that names files of this machine (TLS
+   * certificates, keys), which a container cannot read.
+   */
+  static async startProcess(opts: NatsServerOptions = {}): Promise<NatsServer> {
+    return NatsServer.launch(new NatsProcess(opts), opts);
+  }
+
+  /**
    * A server in a container whatever ESP_TEST_NATS says; with a placement, a cluster member on its cluster's Docker
    * network (NatsCluster uses that).
    */
