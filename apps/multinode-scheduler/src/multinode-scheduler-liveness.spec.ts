@@ -1,17 +1,12 @@
 import {
-  buildFscmtMultinodeSchedulerMessage,
-  fscmtParsedUri,
-  fscmtUnparsedUri,
   FswcuDict,
   fswcuBytes,
-  readFscmtNodeSchedulerMessage,
-  type FscmtMultinodeSchedulerMessage,
-  type FscmtNodeSchedulerMessage,
   type FscmtQueueEntry,
 } from '@esp/codecs';
 import { ManualClock } from '@esp/timers';
+import { addr, queueEntry, schedulerRig } from '../test/scheduler-rig';
 import { describe, expect, it } from 'vitest';
-import { LOG_LINES_KEPT, MultinodeSchedulerMachine } from './multinode-scheduler-machine';
+import { LOG_LINES_KEPT } from './multinode-scheduler-machine';
 
 const A = 'addr-a';
 const B = 'addr-b';
@@ -21,35 +16,13 @@ const dspec = new FswcuDict([
   [fswcuBytes('delay'), 1],
   [fswcuBytes('start_uris'), START.map((u) => fswcuBytes(u))],
 ]);
-const addr = (ip: string) => ({ family: 2, socktype: 1, proto: 6, canonname: '', address: { host: ip, port: 0 } });
-const entry = (uri: string): FscmtQueueEntry => ({
-  uri: fscmtParsedUri(uri),
-  referrer: fscmtUnparsedUri(''),
-  uriFlags: 0,
-  frameFlags: 0,
-  redirects: [],
-  queueFlags: 0,
-  refreshCycle: 0,
-  extra: new FswcuDict(),
-});
+const entry = (uri: string): FscmtQueueEntry => queueEntry(uri);
 
 function rig(minNodes = 2) {
   const clock = new ManualClock(1_000_000);
-  const out: Array<{ to: string; msg: FscmtNodeSchedulerMessage }> = [];
   const refused: string[] = [];
-  const m = new MultinodeSchedulerMachine({
-    clock,
-    keepaliveMs: KA,
-    minNodes,
-    send: (to, dict) => out.push({ to, msg: readFscmtNodeSchedulerMessage(dict) }),
-    resolve: () => undefined,
-    onRefused: (a, reason) => refused.push(`${a}: ${reason}`),
-  });
-  const send = (from: string, msg: FscmtMultinodeSchedulerMessage): void => m.handle(from, buildFscmtMultinodeSchedulerMessage(msg), 0);
-  const init = (from: string, nodeId: string): void => send(from, { command: 'CMD_UM_INIT', nodeId, xmlrpc: { host: '127.0.0.1', port: 1 } });
-  const take = () => out.splice(0);
-  const uris = (to: string, got = take()) => got.filter((o) => o.to === to && o.msg.command === 'CMD_UM_URI').map((o) => (o.msg as { entry: FscmtQueueEntry }).entry.uri.uri);
-  return { clock, m, refused, send, init, take, uris };
+  const r = schedulerRig({ clock, keepaliveMs: KA, minNodes, resolve: () => undefined, onRefused: (a, reason) => refused.push(`${a}: ${reason}`) });
+  return { clock, refused, ...r };
 }
 
 /** Two nodes registered, the three start sites routed: 8001 and 8003 to n1 (A), 8002 to n2 (B). */

@@ -1,47 +1,22 @@
 import {
-  buildFscmtMultinodeSchedulerMessage,
-  fscmtParsedUri,
-  fscmtUnparsedUri,
   FswcuDict,
   fswcuBytes,
-  readFscmtNodeSchedulerMessage,
-  type FscmtMultinodeSchedulerMessage,
-  type FscmtNodeSchedulerMessage,
   type FscmtQueueEntry,
 } from '@esp/codecs';
 import { ManualClock } from '@esp/timers';
+import { addr, queueEntry, schedulerRig } from '../test/scheduler-rig';
 import { describe, expect, it } from 'vitest';
-import { MultinodeSchedulerMachine } from './multinode-scheduler-machine';
 
 const A = 'addr-a';
 const B = 'addr-b';
 const dspec = new FswcuDict([[fswcuBytes('delay'), 1]]);
-const addr = (ip: string) => ({ family: 2, socktype: 1, proto: 6, canonname: '', address: { host: ip, port: 0 } });
-const entry = (uri: string): FscmtQueueEntry => ({
-  uri: fscmtParsedUri(uri),
-  referrer: fscmtUnparsedUri(''),
-  uriFlags: 0,
-  frameFlags: 0,
-  redirects: [],
-  queueFlags: 0,
-  refreshCycle: 0,
-  extra: new FswcuDict(),
-});
+const entry = (uri: string): FscmtQueueEntry => queueEntry(uri);
 
 function rig() {
   const clock = new ManualClock(1_000_000);
-  const out: Array<{ to: string; msg: FscmtNodeSchedulerMessage; priority: number }> = [];
-  const lookups: string[] = [];
   const refused: string[] = [];
-  const m = new MultinodeSchedulerMachine({
-    clock,
-    send: (to, dict, priority) => out.push({ to, msg: readFscmtNodeSchedulerMessage(dict), priority }),
-    resolve: (host) => lookups.push(host),
-    onRefused: (a, reason) => refused.push(`${a}: ${reason}`),
-  });
-  const send = (from: string, msg: FscmtMultinodeSchedulerMessage, priority: 0 | 1 = 0): void => m.handle(from, buildFscmtMultinodeSchedulerMessage(msg), priority);
-  const init = (from: string, nodeId: string): void => send(from, { command: 'CMD_UM_INIT', nodeId, xmlrpc: { host: '127.0.0.1', port: 1 } });
-  return { clock, m, out, lookups, refused, send, init, take: () => out.splice(0) };
+  const r = schedulerRig({ clock, onRefused: (a, reason) => refused.push(`${a}: ${reason}`) });
+  return { clock, refused, ...r };
 }
 
 describe('multinode scheduler', () => {

@@ -2,36 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  buildFscmtMultinodeSchedulerMessage,
-  fscmtParsedUri,
-  fscmtUnparsedUri,
   FswcuDict,
   fswcuBytes,
-  readFscmtNodeSchedulerMessage,
-  type FscmtMultinodeSchedulerMessage,
-  type FscmtNodeSchedulerMessage,
   type FscmtQueueEntry,
 } from '@esp/codecs';
 import { ManualClock } from '@esp/timers';
+import { addr, queueEntry, schedulerRig } from '../test/scheduler-rig';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reconcile } from './collections';
-import { DEFAULT_KEEPALIVE_MS, MultinodeSchedulerMachine } from './multinode-scheduler-machine';
+import { DEFAULT_KEEPALIVE_MS } from './multinode-scheduler-machine';
 import { SqliteSchedulerStore } from './sqlite-scheduler-store';
 
 const A = 'addr-a';
 const B = 'addr-b';
 const dspec = new FswcuDict([[fswcuBytes('delay'), 1]]);
-const addr = (ip: string) => ({ family: 2, socktype: 1, proto: 6, canonname: '', address: { host: ip, port: 0 } });
-const entry = (uri: string): FscmtQueueEntry => ({
-  uri: fscmtParsedUri(uri),
-  referrer: fscmtUnparsedUri('http://127.0.0.1:8001/from'),
-  uriFlags: 0,
-  frameFlags: 0,
-  redirects: [],
-  queueFlags: 0,
-  refreshCycle: 0,
-  extra: new FswcuDict([[fswcuBytes('depth'), 3]]),
-});
+const entry = (uri: string): FscmtQueueEntry => queueEntry(uri, { referrer: 'http://127.0.0.1:8001/from', extra: new FswcuDict([[fswcuBytes('depth'), 3]]) });
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -41,21 +26,11 @@ afterEach(() => {
 /** One run of the scheduler on a data directory; a new run on the same directory is a restart (the old store is simply dropped, as by kill -9). */
 function run(dir: string, clock: ManualClock, opts: { retireHanded?: boolean } = {}) {
   const store = new SqliteSchedulerStore(dir);
-  const out: Array<{ to: string; msg: FscmtNodeSchedulerMessage }> = [];
-  const lookups: string[] = [];
   const handed: number[] = [];
-  const m = new MultinodeSchedulerMachine({
-    clock,
-    store,
-    send: (to, dict) => out.push({ to, msg: readFscmtNodeSchedulerMessage(dict) }),
-    resolve: (host) => lookups.push(host),
-    onHandedOut: opts.retireHanded === false ? (key) => handed.push(key) : undefined,
-  });
+  const r = schedulerRig({ clock, store, onHandedOut: opts.retireHanded === false ? (key) => handed.push(key) : undefined }, (fn) => store.transaction(fn));
+  const { m, out, lookups, send, init } = r;
   m.restore(store.load());
   m.start();
-  const send = (from: string, msg: FscmtMultinodeSchedulerMessage, priority: 0 | 1 = 0): void =>
-    store.transaction(() => m.handle(from, buildFscmtMultinodeSchedulerMessage(msg), priority));
-  const init = (from: string, nodeId: string): void => send(from, { command: 'CMD_UM_INIT', nodeId, xmlrpc: { host: '127.0.0.1', port: 1 } });
   const uris = () => out.filter((o) => o.msg.command === 'CMD_UM_URI').map((o) => [o.to, (o.msg as { entry: FscmtQueueEntry }).entry.uri.uri]);
   /** Two keep-alive rounds answered by the node at `from`: it vouches for what was handed to it before them. */
   const confirm = (from: string): void => {
