@@ -35,6 +35,8 @@ export class Processors {
   readonly dispatcher: Dispatcher;
   private readonly leases: Leases;
   private readonly liveness: LivenessTracker;
+  private readonly handOver: HandOver;
+  private readonly stopWatchingBus: () => void;
   /** name:pid of processors handed to the restart hook (once per process). */
   private readonly restartRequested = new Set<string>();
   /** PPP messages on the liveness subject that were not READY / HEARTBEAT of a processor. */
@@ -49,8 +51,14 @@ export class Processors {
       clock: o.clock,
       onDead: (name) => void this.onDeclaredDead(name),
     });
-    const handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
-    this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver, owners: o.owners });
+    // a processor silent while our own connection was down is not dead for it: nothing healthy is restarted for an
+    // outage of the bus (a processor that died meanwhile is found within liveness x interval of the reconnect)
+    this.stopWatchingBus = o.mw.connection.on({
+      down: () => this.liveness.hold(),
+      up: () => this.liveness.release(),
+    });
+    this.handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
+    this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver: this.handOver, owners: o.owners });
   }
 
   register(procserver: Aor, name: string, hostname: string, pid: number): void {
@@ -67,6 +75,7 @@ export class Processors {
   }
 
   unregister(name: string): void {
+    this.handOver.abandon(name, `item processor ${name} unregistered`);
     this.leases.drop(name);
     this.liveness.forget(name);
     const held = this.pool.unregister(name);
@@ -140,6 +149,7 @@ export class Processors {
   }
 
   stop(): void {
+    this.stopWatchingBus();
     this.dispatcher.stop();
     this.leases.cancelAll();
     this.liveness.stop();
@@ -164,6 +174,8 @@ export class Processors {
       { procserver: name, pid: p.pid, silent_ms: this.liveness.deadAfterMs, held: held?.ops.length ?? 0, session: held?.sessionId, first: held?.ops[0]?.opId, last: held?.ops[held.ops.length - 1]?.opId },
       'item processor declared dead (PPP liveness): no heartbeat for liveness x interval',
     );
+    // whoever waits on the call that gave it its batch (a client's process call) goes on now, not at the deadline
+    this.handOver.abandon(name, `item processor ${name} declared dead`);
     if (held) {
       await this.dispatcher.enqueue([{ kind: 'orphan', from: name, ...held, lostWhy: `item processor ${name} declared dead and no other item processor took its batch` }]);
     }
