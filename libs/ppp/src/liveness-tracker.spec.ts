@@ -152,6 +152,20 @@ describe('LivenessTracker (PPP liveness, receiving side, interval 1000 ms, liven
     expect(deaths.map((d) => d.name)).toEqual(['b', 'a']);
   });
 
+  it('declareDead: proof other than silence (the process is gone) declares a live peer dead at once, once', () => {
+    const { clock, deaths, live } = setup();
+    live.track('a');
+    live.track('b');
+    clock.advance(1200);
+    expect(live.declareDead('a')).toBe(true);
+    expect(deaths).toEqual([{ name: 'a', at: 1200, silentMs: 1200 }]);
+    expect(live.declareDead('a')).toBe(false);
+    expect(live.declareDead('nobody')).toBe(false);
+    clock.advance(5 * INTERVAL);
+    expect(deaths.map((d) => d.name)).toEqual(['a', 'b']);
+    expect(live.track('a')).toBe('revived');
+  });
+
   it('defaults are the RFC: 1000 ms x 3', () => {
     expect(new LivenessTracker({ onDead: () => undefined }).deadAfterMs).toBe(3000);
   });

@@ -88,6 +88,19 @@ export class LivenessTracker {
     return this.live.get(name)?.at ?? this.dead.get(name);
   }
 
+  /**
+   * Declares a live peer dead now, for proof other than silence (its process is known to be gone); false when it was
+   * not live. onDead runs as for silence.
+   */
+  declareDead(name: string): boolean {
+    const peer = this.live.get(name);
+    if (!peer) return false;
+    this.live.delete(name);
+    this.dead.set(name, peer.at);
+    this.opts.onDead(name, this.clock.now() - peer.at);
+    return true;
+  }
+
   /** Stops tracking the peer (gone for another reason; tracking starts over at its next READY or HEARTBEAT). */
   forget(name: string): void {
     this.live.delete(name);

@@ -9,6 +9,7 @@ import { Dispatcher } from './dispatcher';
 import { HandOver } from './hand-over';
 import { Leases } from './leases';
 import { ProcessorPool, type ProcessorEntry } from './processor-pool';
+import { SilenceProbe } from './silence-probe';
 
 export interface ProcessorsOptions {
   mw: Middleware;
@@ -36,6 +37,7 @@ export class Processors {
   private readonly leases: Leases;
   private readonly liveness: LivenessTracker;
   private readonly handOver: HandOver;
+  private readonly probe: SilenceProbe;
   private readonly stopWatchingBus: () => void;
   /** name:pid of processors handed to the restart hook (once per process). */
   private readonly restartRequested = new Set<string>();
@@ -49,7 +51,7 @@ export class Processors {
       intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
       liveness: o.liveness ?? HEARTBEAT_LIVENESS,
       clock: o.clock,
-      onDead: (name) => void this.onDeclaredDead(name),
+      onDead: (name, silentMs) => void this.onDeclaredDead(name, silentMs),
     });
     // a processor silent while our own connection was down is not dead for it: nothing healthy is restarted for an
     // outage of the bus (a processor that died meanwhile is found within liveness x interval of the reconnect)
@@ -57,6 +59,7 @@ export class Processors {
       down: () => this.liveness.hold(),
       up: () => this.liveness.release(),
     });
+    this.probe = new SilenceProbe({ mw: o.mw, log: o.log, clock: o.clock, pool: this.pool, liveness: this.liveness, intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS });
     this.handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
     this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver: this.handOver, owners: o.owners });
   }
@@ -150,6 +153,7 @@ export class Processors {
 
   stop(): void {
     this.stopWatchingBus();
+    this.probe.stop();
     this.dispatcher.stop();
     this.leases.cancelAll();
     this.liveness.stop();
@@ -165,13 +169,13 @@ export class Processors {
   }
 
   /** Silent for liveness x interval: no more batches for it; its batch goes to another processor, or is lost. */
-  private async onDeclaredDead(name: string): Promise<void> {
+  private async onDeclaredDead(name: string, silentMs: number): Promise<void> {
     const p = this.pool.get(name);
     if (!p) return;
     this.leases.cancel(name);
     const held = this.pool.declareDead(name);
     this.o.log.warn(
-      { procserver: name, pid: p.pid, silent_ms: this.liveness.deadAfterMs, held: held?.ops.length ?? 0, session: held?.sessionId, first: held?.ops[0]?.opId, last: held?.ops[held.ops.length - 1]?.opId },
+      { procserver: name, pid: p.pid, silent_ms: silentMs, proof: silentMs >= this.liveness.deadAfterMs ? 'silence' : 'no process (no responders)', held: held?.ops.length ?? 0, session: held?.sessionId, first: held?.ops[0]?.opId, last: held?.ops[held.ops.length - 1]?.opId },
       'item processor declared dead (PPP liveness): no heartbeat for liveness x interval',
     );
     // whoever waits on the call that gave it its batch (a client's process call) goes on now, not at the deadline
