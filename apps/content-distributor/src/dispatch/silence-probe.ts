@@ -18,8 +18,9 @@ export interface SilenceProbeOptions {
 /**
  * Liveness waits liveness × interval of silence before it declares a processor dead, since a slow or stopped process
  * may come back. A process that is gone (killed, crashed) can be told apart sooner: its subscriptions went with its
- * connection, so a call to its processor_server finds no responders. A processor overdue for a heartbeat by half an
- * interval is asked once per interval; no responders declares it dead at once. Any other answer, or none, leaves it
+ * connection, so a call to its processor_server finds no responders. A processor overdue for a heartbeat (a fifth of
+ * an interval late) is asked, again every quarter interval while it stays silent; no responders declares it dead at
+ * once. A question costs a healthy but late processor one __ping. Any other answer, or none, leaves it
  * to liveness. Not while the bus is down or just back: then no responders may only mean it has not reconnected yet.
  */
 export class SilenceProbe {
@@ -43,7 +44,7 @@ export class SilenceProbe {
       this.timer = undefined;
       this.probeOverdue();
       this.schedule();
-    }, this.o.intervalMs / 2);
+    }, this.o.intervalMs / 4);
   }
 
   private probeOverdue(): void {
@@ -53,7 +54,7 @@ export class SilenceProbe {
     for (const p of pool.all()) {
       const heard = liveness.lastHeard(p.name);
       if (heard === undefined || liveness.isDead(p.name) || this.asking.has(p.name)) continue;
-      if (now - heard < 1.5 * intervalMs) continue;
+      if (now - heard < 1.2 * intervalMs) continue;
       this.asking.add(p.name);
       void this.ask(p.name, p.pid, p.proxy).finally(() => this.asking.delete(p.name));
     }
