@@ -25,9 +25,10 @@ import {
   type ContentRef,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { SystemException, type Middleware } from '@esp/middleware';
+import { ObjectNotExist, SystemException, type Middleware } from '@esp/middleware';
 import { retry } from '@esp/timers';
 import { processingError, type ItemLogMessage, type ItemOutcome, type OperationKind, type Pipeline, type PipelineSet } from '@esp/pipeline';
+import { indexerAway } from './indexer-presence';
 import type { ProcserverHandler } from './registration';
 import { statusOf, type LogMessage, type StatusState } from './status/status-state';
 
@@ -421,11 +422,17 @@ export class BatchProcessor {
       return false;
     }
     let attempts = 0;
+    let away = false;
     try {
       await retry(
-        (attempt) => {
+        async (attempt) => {
           attempts = attempt + 1;
-          return session.process(batch);
+          try {
+            return await session.process(batch);
+          } catch (err) {
+            away = err instanceof ObjectNotExist && (await indexerAway(mw, input.next));
+            throw err;
+          }
         },
         {
           ...backoff,
@@ -433,7 +440,8 @@ export class BatchProcessor {
           deadlineMs: forwardDeadlineMs,
           // a call must not start after the deadline: the batch is reported then
           shortenLastWait: false,
-          retryable: isRetryable,
+          // no responders too while the whole indexer is away (restarting): its session comes back at the same address
+          retryable: (err) => isRetryable(err) || (err instanceof ObjectNotExist && away),
           onRetry: (err, attempt, delay) => log.warn({ err: describeError(err), attempt: attempt + 1, retry_in_ms: delay }, 'indexing session refused the batch; retrying'),
         },
       );

@@ -557,7 +557,8 @@ export class FeedingClient {
           continue;
         }
         if (isSessionGone(err)) {
-          mayBeTaken = err instanceof CallTimeout;
+          // a distributor gone while it had the call may have taken the batch first
+          mayBeTaken = err instanceof CallTimeout || (err as ObjectNotExist).data?.['in_flight'] === true;
           const accepted = await this.failover((err as Error).message, first);
           if (accepted >= last) {
             // the dead distributor had accepted this batch into the replicated session before its answer was lost

@@ -1,7 +1,8 @@
 import { versionCompatible, type Aor, type InterfaceDef, type ProxyOf } from '@esp/interfaces';
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { BusState } from './bus-state';
-import { CallAbandoned, CallTimeout, ObjectNotExist, PayloadTooLarge, TransportError, VersionMismatch } from './system-exceptions';
+import { abandoned, requestEndingEarly, SETTLE_RETRY_MS, waitUntil } from './call-in-flight';
+import { CallTimeout, SystemException, ObjectNotExist, PayloadTooLarge, TransportError, VersionMismatch } from './system-exceptions';
 import { decodeReply, encodeRequest } from './wire-envelope';
 
 export interface ProxyOptions {
@@ -20,6 +21,12 @@ export interface CallContext {
   /** The connection's state: a call in flight when the connection drops fails then with TransportError. */
   bus?: BusState;
   signal?: AbortSignal;
+  /**
+   * While the call waits longer than this (ms), the server's object is pinged; no responders twice in a row (its
+   * process is gone) fails the call with object_not_exist (data.in_flight) rather than at its deadline. 0: never.
+   * Default 1000 with a bus state.
+   */
+  watchMs?: number;
 }
 
 /** Sends one call and returns its result, or throws the exception the server raised (rebuilt as the same class). */
@@ -50,10 +57,11 @@ export async function invoke(
     const left = deadline - Date.now();
     if (left <= 0) throw new CallTimeout(`${method}: the connection to NATS stayed down for the call's ${timeoutMs} ms`, { subject, timeoutMs });
     try {
-      reply = await (bus || ctx.signal ? requestEndingEarly(nc, subject, bytes, method, { ...ctx, timeoutMs: left }) : nc.request(subject, bytes, { timeout: left }));
+      reply = await (bus || ctx.signal ? requestEndingEarly(nc, subject, bytes, { method, interfaceType, interfaceVersion }, { ...ctx, timeoutMs: left }) : nc.request(subject, bytes, { timeout: left }));
       break;
     } catch (err) {
-      if (err instanceof TransportError || err instanceof CallAbandoned) throw err;
+      // ended early (call-in-flight.ts): already the exception to raise
+      if (err instanceof SystemException) throw err;
       const mapped = mapTransportError(err, subject, method, timeoutMs, bytes.length);
       // just after a reconnect, no responders may mean a server still on its way back, not one that is gone; the
       // request reached nobody, so it is sent again
@@ -67,59 +75,6 @@ export async function invoke(
   const r = decodeReply(reply.data);
   if (r.ok) return r.value;
   throw r.error;
-}
-
-const SETTLE_RETRY_MS = 100;
-
-function waitUntil(p: Promise<void>, ms: number): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]).finally(() => clearTimeout(timer));
-}
-
-/**
- * The request, failed early when the connection drops while it waits (TransportError, data.in_flight: the server may
- * or may not have got it) or when the caller abandons it (CallAbandoned). The request itself goes on in nats.js
- * until its deadline; a reply that comes after all is dropped there.
- */
-function requestEndingEarly(nc: NatsConnection, subject: string, bytes: Uint8Array, method: string, ctx: CallContext): Promise<Msg> {
-  return new Promise<Msg>((resolve, reject) => {
-    let untrack: (() => void) | undefined;
-    const onAbort = (): void => {
-      untrack?.();
-      reject(abandoned(method, subject, ctx.signal));
-    };
-    const done = (): void => {
-      untrack?.();
-      ctx.signal?.removeEventListener('abort', onAbort);
-    };
-    // only a call sent while the connection is up can be cut by its drop; one sent while it is down waits in the
-    // client's buffer and goes out at the reconnect
-    if (ctx.bus?.current === 'up') {
-      untrack = ctx.bus.track({
-        fail: (why) => {
-          ctx.signal?.removeEventListener('abort', onAbort);
-          reject(new TransportError(`${method}: ${why.message}; the server may or may not have got it`, { subject, in_flight: true }, { cause: why }));
-        },
-      });
-    }
-    ctx.signal?.addEventListener('abort', onAbort, { once: true });
-    nc.request(subject, bytes, { timeout: ctx.timeoutMs }).then(
-      (m) => {
-        done();
-        resolve(m);
-      },
-      (err: unknown) => {
-        done();
-        reject(err);
-      },
-    );
-  });
-}
-
-function abandoned(method: string, subject: string, signal: AbortSignal | undefined): CallAbandoned {
-  const reason = signal?.reason instanceof Error ? signal.reason.message : String(signal?.reason ?? 'abandoned');
-  return new CallAbandoned(`${method}: call to ${subject} abandoned: ${reason}`, { subject });
 }
 
 function mapTransportError(err: unknown, subject: string, method: string, timeoutMs: number, size: number): Error {

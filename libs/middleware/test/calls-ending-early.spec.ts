@@ -1,9 +1,10 @@
-import { NatsServer, waitFor } from '@esp/testing';
+import type { Aor } from '@esp/interfaces';
+import { ChildService, NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallAbandoned, Middleware, TransportError } from '../src';
+import { CallAbandoned, Middleware, ObjectNotExist, TransportError } from '../src';
 import { echoImpl, echoInterface } from './fixtures/echo-interface';
 
-describe('calls and a NATS outage', () => {
+describe('calls that end before their deadline: a NATS outage, a server gone, a caller giving up', () => {
   let ns: NatsServer;
   let server: Middleware;
   let client: Middleware;
@@ -79,5 +80,28 @@ describe('calls and a NATS outage', () => {
     expect(await kept).toBe('slept');
     // a proxy whose signal has aborted fails at once, nothing sent
     await expect(doomed.echo('x', 1)).rejects.toBeInstanceOf(CallAbandoned);
+  });
+
+  it('a call in flight to a server whose process is killed -9 fails with object_not_exist (in_flight) within seconds, not at its deadline', async () => {
+    const proc = await ChildService.start({ entry: 'libs/middleware/test/fixtures/echo-server-main.ts', env: { NATS_URL: ns.url, PORT: '16395' } });
+    const aor = proc.logs.find((l) => l['msg'] === 'ready')!['aor'] as Aor;
+    const echo = client.proxy(echoInterface, aor, { timeoutMs: 30_000 });
+    await echo.__ping();
+    const call = echo.sleep(20_000).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    await proc.kill();
+    const err = await call;
+    expect(err).toBeInstanceOf(ObjectNotExist);
+    expect((err as ObjectNotExist).data['in_flight']).toBe(true);
+    // pinged every second, confirmed 200 ms later; nats-server must first see the socket close
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it('a slow server that still answers its pings keeps the call: it ends with the answer', async () => {
+    const obj = await server.activate(echoInterface, echoImpl, { object_id: 'echo-slow', port: 16396 });
+    await client.connection.whenUp();
+    const echo = client.proxy(echoInterface, obj.aor, { timeoutMs: 10_000 });
+    expect(await echo.sleep(3_500)).toBe('slept');
   });
 });
