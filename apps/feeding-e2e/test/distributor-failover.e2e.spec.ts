@@ -127,7 +127,7 @@ describe('content distributor failover under a continuous feed (MS-FSCDFT 3, sep
       }
     };
     const again = await retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false, TOKEN));
-    expect(again.object_id).toMatch(new RegExp(`^session_[12]_${feeding.sessionId}$`));
+    expect(again.object_id).toMatch(new RegExp(`^session_[12]_${feeding.sessionId}_[A-Za-z0-9_-]{16}$`));
     expect(await retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false, TOKEN))).toEqual(again);
     await expect(retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false))).rejects.toBeInstanceOf(SessionNotOwned);
     const external = await retrying(() => factory.create(feeding.sessionId + 1, 'fo', none, 0, true, TOKEN));

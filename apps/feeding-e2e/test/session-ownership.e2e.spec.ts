@@ -1,8 +1,8 @@
 import { FeedingClient, type FeedDocument } from '@esp/content-client';
 import { GuaranteeSet, type OperationStatusInfo } from '@esp/codecs';
-import { DISPATCHER_NAME, operationCallbackInterface, SessionNotOwned, sessionFactoryInterface } from '@esp/interfaces';
+import { DISPATCHER_NAME, operationCallbackInterface, processingSessionInterface, SessionNotOwned, sessionFactoryInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
-import { Middleware } from '@esp/middleware';
+import { Middleware, ObjectNotExist } from '@esp/middleware';
 import { waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chain } from './chain';
@@ -75,12 +75,18 @@ describe('session ownership (separate processes)', () => {
     await attacker.deactivate(cb);
   });
 
-  it('the owner opens its session again with its token (same session; a new callback of its own is taken); a session opened without a token cannot be opened again', async () => {
+  it('the owner opens its session again with its token (same session; a new callback of its own is taken); the session object is reached by its proxy only; a session opened without a token cannot be opened again', async () => {
     const { proxy: factory } = await chain.client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
     const token = 'owner-token-of-session-77001';
     const first = await chain.client.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: 'own-cb-1', port: 0 });
     const second = await chain.client.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: 'own-cb-2', port: 0 });
     const aor = await factory.create_session(77_001, 'own', first.aor, none(), 0, token);
+    // the session object's id cannot be made up from the session's id: only the owner's proxy reaches it
+    expect(aor.object_id).toMatch(/^session_0_77001_[A-Za-z0-9_-]{16}$/);
+    const guessed = attacker.proxy(processingSessionInterface, { ...aor, object_id: 'session_0_77001' }, { timeoutMs: 2000 });
+    await expect(guessed.accepted_op_id()).rejects.toBeInstanceOf(ObjectNotExist);
+    await expect(guessed.close()).rejects.toBeInstanceOf(ObjectNotExist);
+    expect(await attacker.proxy(processingSessionInterface, aor, { timeoutMs: 2000 }).accepted_op_id()).toBe(-1);
     expect(await factory.create_session(77_001, 'own', second.aor, none(), 0, token)).toEqual(aor);
     expect(await factory.recreate(77_001, 'own', none(), 0, false, token)).toEqual(aor);
     await expect(factory.create_session(77_001, 'own', first.aor, none(), 0, `${token}-not`)).rejects.toBeInstanceOf(SessionNotOwned);

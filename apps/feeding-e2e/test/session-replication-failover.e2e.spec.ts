@@ -158,7 +158,7 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (separat
     };
     await expect(retrying((f) => f.create_session(sid, 'sr', other.aor, none, 0))).rejects.toBeInstanceOf(SessionNotOwned);
     await expect(retrying((f) => f.create_session(sid, 'sr', other.aor, none, 0, `${token}-guess`))).rejects.toBeInstanceOf(SessionNotOwned);
-    expect((await retrying((f) => f.create_session(sid, 'sr', cb.aor, none, 0, token))).object_id).toMatch(new RegExp(`_${sid}$`));
+    expect((await retrying((f) => f.create_session(sid, 'sr', cb.aor, none, 0, token))).object_id).toMatch(new RegExp(`^session_[12]_${sid}_`));
     await client.deactivate(other);
     await waitFor(() => survivor.logs.some((l) => l['msg'] === 'in-flight batch of a reactivated session dispatched again' && l['session'] === sid), { what: 'the batch dispatched again', timeoutMs: 60_000 });
     // finals reach the client's callback (the indexer's recreate points there); the copy adds none

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   coreSessionFactoryInterface,
   EXTERNAL_SESSION_PORT_OFFSET,
@@ -118,7 +119,10 @@ export class SessionHost {
     // session is a recreate: the indexer's outbox then delivers the finals it still owes to the client's callback.
     const coreSession = recreate || saved ? await factory.recreate(id, collection, sink) : await factory.create(id, collection, sink);
     const port = this.o.basePort + (external ? EXTERNAL_SESSION_PORT_OFFSET : INTERNAL_PORT_OFFSET);
-    const object = await mw.activate(processingSessionInterface, this.sessionObject(id), { object_id: `session_${this.o.nodeId}_${id}`, port, name: '' });
+    // the object id ends in 96 random bits: its proxy, which create_session gives to the owner alone, is the only way
+    // to its process and close (a client that only knows the session's id cannot guess it)
+    const objectId = `session_${this.o.nodeId}_${id}_${randomBytes(12).toString('base64url')}`;
+    const object = await mw.activate(processingSessionInterface, this.sessionObject(id), { object_id: objectId, port, name: '' });
     const session = new FeedingSession({
       id,
       collection,
