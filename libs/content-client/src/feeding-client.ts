@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Action, encodeCheetahAhead, GuaranteeSet, OperationSet, OperationState, OperationStatusInfo, type DocumentError } from '@esp/codecs';
 import {
   DISPATCHER_NAME,
@@ -82,6 +82,12 @@ export interface FeedingClientOptions {
   sessionCheckMs?: number;
   /** How long a failover may look for a new master before the batch fails (default 120 s). */
   failoverTimeoutMs?: number;
+  /**
+   * The session's owner token: the secret sent with every create_session of this session, without which no other
+   * client can open it again and take its callbacks (docs/decisions/0013-session-ownership.md). Default: 32 random
+   * bytes, base64url. Give one (at least 16 characters) only to open the same session from elsewhere, a test say.
+   */
+  ownerToken?: string;
 }
 
 export interface FeedingStats {
@@ -150,6 +156,8 @@ function summarize(e: DocumentError): ErrorSummary {
  */
 export class FeedingClient {
   readonly sessionId: number;
+  /** Proves to the distributors that this client opened session sessionId; never logged. */
+  private readonly ownerToken: string;
   private session!: ProxyOf<typeof processingSessionInterface>;
   private callbackObject!: ServerObject<typeof operationCallbackInterface>;
   private nextOpId = 1;
@@ -208,6 +216,7 @@ export class FeedingClient {
 
   private constructor(private readonly opts: FeedingClientOptions) {
     this.sessionId = randomInt(1, 2 ** 31 - 1);
+    this.ownerToken = opts.ownerToken ?? randomBytes(32).toString('base64url');
     this.batchSize = opts.batchSize ?? 100;
     this.maxInFlightOps = opts.maxInFlightOps ?? this.batchSize * 20;
     const limit = Math.min(opts.mw.maxPayload, SERVER_REQUEST_LIMIT) - ENVELOPE_ROOM;
@@ -264,11 +273,12 @@ export class FeedingClient {
   /**
    * Opens (or, after a master change, opens again) session `sessionId` through whichever distributor is master now.
    * create_session with the same id is a recreate on the distributor (it returns the session where one exists,
-   * MS-FSCDFT 3.5.4.3) and, unlike recreate, carries our callback, so the finals keep coming to this client.
+   * MS-FSCDFT 3.5.4.3) and, unlike recreate, carries our callback, so the finals keep coming to this client. Our
+   * owner token goes with it: the distributor opens an existing session again only for the client that created it.
    */
   private async openSession(timeoutMs = this.opts.timeoutMs ?? 30_000): Promise<Aor> {
     const { proxy: factory } = await this.opts.mw.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME, { timeoutMs });
-    return factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0);
+    return factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0, this.ownerToken);
   }
 
   private useSession(aor: Aor): void {

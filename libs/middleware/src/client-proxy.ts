@@ -119,5 +119,5 @@ export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I
   for (const name of Object.keys(iface.methods)) {
     proxy[name] = (...args: unknown[]) => invoke(nc, subject, iface.type, iface.version, name, args, ctx);
   }
-  return proxy as ProxyOf<I>;
+  return proxy as unknown as ProxyOf<I>;
 }
