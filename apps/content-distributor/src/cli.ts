@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { DEFAULT_PING_INTERVAL_MS } from './election';
 
 export const HELP = `Usage: content-distributor [options]
 
@@ -18,8 +19,8 @@ Options:
   --lease-seconds <n>     Lease Timeout of item processors, MS-FSDPD 3.5.2 (default: 300)
   --heartbeat-ms <n>      heartbeat interval of item processors, PPP (default: 1000)
   --liveness <n>          silent heartbeat intervals before an item processor is declared dead (default: 3)
-  --ping-interval-ms <n>  check-for-master timer of a backup: __ping of the master, MS-FSCDFT 3.4.2 (default: 5000);
-                          three failures in a row and the backup takes over
+  --ping-interval-ms <n>  check-for-master timer of a backup: __ping of the master, MS-FSCDFT 3.4.2 (default: 1000);
+                          three failures in a row (one when the master is gone: no responders) and the backup takes over
   --check-master-ms <n>   check-master-status timer of the master, MS-FSCDFT 3.3.2 (default: 5000)
   --session-replication <on|off>
                           keep feeding sessions in session replication (SSR, ack mode, cluster "feeding"): a
@@ -89,7 +90,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const leaseSeconds = integerOption('lease-seconds', values['lease-seconds'], 300, 1, 86_400);
   const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
   const liveness = integerOption('liveness', values.liveness, 3, 1, 1000);
-  const pingIntervalMs = integerOption('ping-interval-ms', values['ping-interval-ms'], 5000, 10, 600_000);
+  const pingIntervalMs = integerOption('ping-interval-ms', values['ping-interval-ms'], DEFAULT_PING_INTERVAL_MS, 10, 600_000);
   const checkMasterMs = integerOption('check-master-ms', values['check-master-ms'], 5000, 10, 600_000);
   const sessionTimerMs = integerOption('session-timer-ms', values['session-timer-ms'], 10_000, 100, 3_600_000);
   for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs, sessionTimerMs]) if (typeof v === 'string') return { kind: 'error', message: v };

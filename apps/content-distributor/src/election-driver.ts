@@ -2,7 +2,7 @@ import { AlreadyBound, DISPATCHER_NAME, masterDispatcherInterface, ResolveExcept
 import type { Logger } from '@esp/logging';
 import { ObjectNotExist, ServerBusy, TransportError, type Middleware, type SystemException } from '@esp/middleware';
 import type { Clock } from '@esp/timers';
-import { Election, type ElectionAction, type ElectionEvent, type ElectionRole } from './election';
+import { DEFAULT_PING_INTERVAL_MS, Election, type ElectionAction, type ElectionEvent, type ElectionRole } from './election';
 
 export interface ElectionDriverOptions {
   mw: Middleware;
@@ -42,7 +42,7 @@ export class ElectionDriver {
   constructor(private readonly o: ElectionDriverOptions) {
     this.election = new Election({
       clock: o.clock,
-      pingIntervalMs: o.pingIntervalMs ?? 5000,
+      pingIntervalMs: o.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
       checkMasterMs: o.checkMasterMs ?? 5000,
       perform: (a) => void this.perform(a).then((ev) => this.election.handle(ev)),
       onRole: (role, why) => this.onRole(role, why),
@@ -102,7 +102,7 @@ export class ElectionDriver {
   }
 
   private get deadlineMs(): number {
-    return Math.max(2000, 2 * (this.o.pingIntervalMs ?? 5000));
+    return Math.max(2000, 2 * (this.o.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS));
   }
 
   private async perform(a: ElectionAction): Promise<ElectionEvent> {
@@ -142,7 +142,7 @@ export class ElectionDriver {
         if (!aor) return { kind: 'ping-failed', reason: 'binding not known' };
         // a watching backup gives the master one interval; an election ping (before unbinding someone) more: a gone
         // process fails at once with object_not_exist anyway, and a slow one must not be unbound while it answers
-        const watchMs = this.o.pingTimeoutMs ?? Math.max(250, this.o.pingIntervalMs ?? 5000);
+        const watchMs = this.o.pingTimeoutMs ?? Math.max(250, this.o.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS);
         const timeoutMs = this.election.role === 'backup' ? watchMs : Math.max(1000, 2 * watchMs);
         try {
           await mw.proxy(sessionFactoryInterface, aor, { timeoutMs }).__ping();
