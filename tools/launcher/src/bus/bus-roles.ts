@@ -145,7 +145,8 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
     case 'admin':
       return { publish: ['>'], publishDeny: [], subscribe: ['>'], responses: true };
     case 'name-server':
-      return { publish: nameStore(), publishDeny: [], subscribe: [inbox, nameServerSubject(), NAME_WRITE_SUBJECTS], responses: true };
+      // esp.ns.rpc as every role has it: its health check asks it as a client does
+      return { publish: [nameServerSubject(), ...nameStore()], publishDeny: [], subscribe: [inbox, nameServerSubject(), NAME_WRITE_SUBJECTS], responses: true };
     case 'config-server':
       return own([names('fds'), ...objects(T.config)], objects(T.config));
     case 'indexer':
