@@ -123,6 +123,8 @@ const PUBLISH: Array<[BusRole, string, Expect]> = [
   ['ppp-gateway', 'esp.raw.ppp.procserver-liveness.0', 'denied'],
   ['name-server', nameServerSubject(), 'allowed'],
   ['name-server', '$JS.API.STREAM.INFO.KV_esp_names', 'allowed'],
+  ['content-distributor', obj('processing::procserver_handler'), 'allowed'],
+  ['client', obj('processing::procserver_handler'), 'denied'],
   ['name-server', '$JS.API.STREAM.INFO.OBJ_esp_content', 'denied'],
   ['admin', W.dispatcher, 'allowed'],
 ];

@@ -159,7 +159,8 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
       return own(
         [
           names('esp/subsystems/processing'),
-          ...objects(T.sessionFactory, T.masterDispatcher, T.dispatcherNode, T.processorServer, T.coreFactory, T.coreSession, T.callback, T.config),
+          // procserverHandler: its own, bound under its node name, which its health check pings
+          ...objects(T.sessionFactory, T.masterDispatcher, T.dispatcherNode, T.procserverHandler, T.processorServer, T.coreFactory, T.coreSession, T.callback, T.config),
           ssr,
         ],
         [...objects(T.sessionFactory, T.masterDispatcher, T.dispatcherNode, T.procserverHandler, T.session, T.callback), LIVENESS, ssr],
