@@ -31,6 +31,8 @@ import { sessionsCreated } from './session-log';
 const ROOT = new URL('../../../', import.meta.url).pathname;
 const COLLECTION = 'default';
 const DISTRIBUTORS = ['content-distributor', 'content-distributor-2'];
+/** The master is killed at most this long after the second feed's session opened. */
+const KILL_AFTER_MS = 3000;
 
 const HELP = `Usage: npm run compose-smoke [-- options]
 
@@ -205,20 +207,28 @@ try {
   const backup = DISTRIBUTORS.find((s) => s !== master) as string;
   const bigger = join(work, 'corpus');
   const documents = copyCorpus(corpus, bigger, copies);
-  say(`feeding ${documents} documents; ${master} (master) is killed with SIGKILL once the first of them are searchable`);
+  say(`feeding ${documents} documents; ${master} (master) is killed with SIGKILL once the first of them are searchable, or ${KILL_AFTER_MS / 1000} s after the feed's session opened`);
   let running: () => boolean = () => false;
   // at most two batches without a final status: when the first documents are searchable, nearly all are still to be
   // sent, however fast the machine (with the default 20 batches a fast stack has sent everything by then)
   const secondStarted = Date.now();
   const second = feed(bigger, join(work, 'feed-2.json'), ['--max-in-flight', '200'], (r) => (running = r));
   // the master places the session on either distributor: only one on the master must fail over
-  const holder = await waitFor("the second feed's session", 60_000, async () => {
-    for (const s of DISTRIBUTORS) if (sessionsCreated(await compose.logs(s)).some((c) => (c.at ?? 0) >= secondStarted - 1000)) return s;
+  const { holder, openedAt } = await waitFor("the second feed's session", 60_000, async () => {
+    for (const s of DISTRIBUTORS) {
+      const created = sessionsCreated(await compose.logs(s)).find((c) => (c.at ?? 0) >= secondStarted - 1000);
+      if (created) return { holder: s, openedAt: created.at ?? Date.now() };
+    }
     return undefined;
   });
   say(`the second feed's session is on ${holder} (${holder === master ? 'the master: the feed must fail over' : 'the backup: no session failover is expected'})`);
-  // mid-feed: the session is open and documents flow (some of this feed are already in the index)
-  await waitFor('the first documents of the second feed in the index', 120_000, async () => ((await searchTotal('warranty')) > hitsBefore ? true : undefined));
+  // mid-feed: the session is open and documents flow (some of this feed are already in the index). The kill does
+  // not wait longer than KILL_AFTER_MS after the session opened: an indexer that makes documents searchable late
+  // must not let a fast feed end first, and there would be no session failover to see
+  await waitFor('the first documents of the second feed in the index, or the kill delay', 120_000, async () =>
+    Date.now() - openedAt >= KILL_AFTER_MS || (await searchTotal('warranty')) > hitsBefore ? true : undefined,
+  );
+  const feedingMs = Date.now() - secondStarted;
   if (!running()) problems.push(`the second feed was over before the kill: raise --copies so the kill lands mid-feed`);
   const killedAt = Date.now();
   await compose.do(['kill', '-s', 'SIGKILL', master]);
@@ -228,7 +238,7 @@ try {
       return r.role === 'master' && (r.at ?? 0) >= killedAt - 1000 ? Date.now() - killedAt : undefined;
     }),
   );
-  say(`${backup} is master ${takeoverMs} ms after the kill`);
+  say(`${master} killed ${feedingMs} ms into the feed; ${backup} is master ${takeoverMs} ms after the kill`);
   const result = await timed('feed during kill', () => second);
   if (!result.report) problems.push(`the second feed wrote no report (exit ${result.code})`);
   else {
