@@ -18,6 +18,8 @@ for tool in tools/launcher/src/main.ts tools/launcher/src/health.ts tools/launch
   name="$(basename "$tool" .ts)"
   entries+=("$root/$name=$tool")
 done
+# the compose stack's one-shot generator of the secured bus (dist/tools/launcher/bus/generate-main.js)
+entries+=("tools/launcher/bus/generate-main=tools/launcher/src/bus/generate-main.ts")
 
 exec "${ESBUILD:-node_modules/.bin/esbuild}" "${entries[@]}" --bundle --platform=node --format=esm --target=node20 --packages=external \
   --tsconfig=tsconfig.base.json --outdir=dist --log-level=warning

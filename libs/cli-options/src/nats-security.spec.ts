@@ -11,6 +11,8 @@ describe('NATS security settings', () => {
   it('each way to authenticate, from flags and from the environment', () => {
     expect(natsSecurity(flags('--nats-user', 'u', '--nats-password', 'p'), {})).toEqual({ user: 'u', password: 'p' });
     expect(natsSecurity({}, { NATS_USER: 'u', NATS_PASSWORD: 'p' })).toEqual({ user: 'u', password: 'p' });
+    expect(natsSecurity(flags('--nats-user', 'u', '--nats-password-file', '/run/pw'), {})).toEqual({ user: 'u', passwordFile: '/run/pw' });
+    expect(natsSecurity({}, { NATS_USER: 'u', NATS_PASSWORD_FILE: '/run/pw' })).toEqual({ user: 'u', passwordFile: '/run/pw' });
     expect(natsSecurity(flags('--nats-token', 't'), {})).toEqual({ token: 't' });
     expect(natsSecurity({}, { NATS_TOKEN: 't' })).toEqual({ token: 't' });
     expect(natsSecurity(flags('--nats-nkey', '/k.nk'), {})).toEqual({ nkeySeedFile: '/k.nk' });
@@ -32,8 +34,11 @@ describe('NATS security settings', () => {
   it('contradictions are one-line errors naming the flags', () => {
     expect(natsSecurity(flags('--nats-token', 't', '--nats-creds', '/u.creds'), {})).toMatch(/at most one of/);
     expect(natsSecurity({}, { NATS_TOKEN: 't', NATS_NKEY: '/k' })).toMatch(/at most one of/);
-    expect(natsSecurity(flags('--nats-user', 'u'), {})).toMatch(/--nats-user and --nats-password go together/);
+    expect(natsSecurity(flags('--nats-user', 'u'), {})).toMatch(/--nats-user and --nats-password \(or --nats-password-file\) go together/);
     expect(natsSecurity({}, { NATS_PASSWORD: 'p' })).toMatch(/go together/);
+    expect(natsSecurity({}, { NATS_PASSWORD_FILE: '/run/pw' })).toMatch(/go together/);
+    expect(natsSecurity({}, { NATS_USER: 'u', NATS_PASSWORD: 'p', NATS_PASSWORD_FILE: '/run/pw' })).toMatch(/not both/);
+    expect(natsSecurity({}, { NATS_TOKEN: 't', NATS_PASSWORD_FILE: '/run/pw' })).toMatch(/at most one of/);
     expect(natsSecurity(flags('--nats-cert', '/c.pem'), {})).toMatch(/--nats-cert and --nats-key go together/);
   });
   it('the help names every flag and its environment variable', () => {

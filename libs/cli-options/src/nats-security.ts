@@ -6,13 +6,15 @@
  *   const security = natsSecurity(values, process.env);
  *   if (typeof security === 'string') return { kind: 'error', message: security };
  *
- * At most one way to authenticate: a user with a password, a token, an nkey seed file, or a .creds file (a user
- * JWT and its seed). The command line wins over the environment as a whole, so a token in the environment never
+ * At most one way to authenticate: a user with a password (or a file holding it, as containers get their secrets),
+ * a token, an nkey seed file, or a .creds file (a user JWT and its seed). The command line wins over the environment as a whole, so a token in the environment never
  * mixes with a --nats-creds on the command line.
  */
 export interface NatsSecurity {
   user?: string;
   password?: string;
+  /** A file holding the password (its first line), read when connecting: a secret mounted into a container. */
+  passwordFile?: string;
   token?: string;
   /** A file holding an nkey user seed (SU...). */
   nkeySeedFile?: string;
@@ -26,6 +28,7 @@ export interface NatsSecurity {
 const SETTINGS = [
   { key: 'user', flag: 'nats-user', env: 'NATS_USER' },
   { key: 'password', flag: 'nats-password', env: 'NATS_PASSWORD' },
+  { key: 'passwordFile', flag: 'nats-password-file', env: 'NATS_PASSWORD_FILE' },
   { key: 'token', flag: 'nats-token', env: 'NATS_TOKEN' },
   { key: 'nkeySeedFile', flag: 'nats-nkey', env: 'NATS_NKEY' },
   { key: 'credsFile', flag: 'nats-creds', env: 'NATS_CREDS' },
@@ -36,7 +39,7 @@ const SETTINGS = [
 
 type Flag = (typeof SETTINGS)[number]['flag'];
 type Key = (typeof SETTINGS)[number]['key'];
-const AUTH_KEYS: readonly Key[] = ['user', 'password', 'token', 'nkeySeedFile', 'credsFile'];
+const AUTH_KEYS: readonly Key[] = ['user', 'password', 'passwordFile', 'token', 'nkeySeedFile', 'credsFile'];
 const TLS_KEYS: readonly Key[] = ['caFile', 'certFile', 'keyFile'];
 
 /** Spread into a command's parseArgs options. */
@@ -46,6 +49,8 @@ export const NATS_SECURITY_OPTIONS = Object.fromEntries(SETTINGS.map((s) => [s.f
 export const NATS_SECURITY_HELP = `NATS credentials and TLS (each flag, else its environment variable; at most one way to authenticate):
   --nats-user <name>      user name, with --nats-password                       ($NATS_USER)
   --nats-password <pw>    password (prefer the environment: flags show in ps)  ($NATS_PASSWORD)
+  --nats-password-file <file>
+                          file holding the password, instead of it              ($NATS_PASSWORD_FILE)
   --nats-token <token>    authentication token                                  ($NATS_TOKEN)
   --nats-nkey <file>      file holding an nkey user seed (SU...)                ($NATS_NKEY)
   --nats-creds <file>     .creds file: a user JWT and its seed                  ($NATS_CREDS)
@@ -71,12 +76,14 @@ export function natsSecurity(values: Partial<Record<Flag, string | undefined>>, 
   };
   const auth = group(AUTH_KEYS);
   const tls = group(TLS_KEYS);
-  const ways = [auth.user !== undefined || auth.password !== undefined, auth.token !== undefined, auth.nkeySeedFile !== undefined, auth.credsFile !== undefined].filter(Boolean).length;
+  const password = auth.password !== undefined || auth.passwordFile !== undefined;
+  const ways = [auth.user !== undefined || password, auth.token !== undefined, auth.nkeySeedFile !== undefined, auth.credsFile !== undefined].filter(Boolean).length;
   if (ways > 1) return 'give at most one of --nats-user/--nats-password, --nats-token, --nats-nkey and --nats-creds (or their environment variables)';
-  if ((auth.user === undefined) !== (auth.password === undefined)) return '--nats-user and --nats-password go together ($NATS_USER and $NATS_PASSWORD)';
+  if (auth.password !== undefined && auth.passwordFile !== undefined) return 'give --nats-password or --nats-password-file, not both ($NATS_PASSWORD, $NATS_PASSWORD_FILE)';
+  if ((auth.user === undefined) === password) return '--nats-user and --nats-password (or --nats-password-file) go together ($NATS_USER and $NATS_PASSWORD)';
   if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) return '--nats-cert and --nats-key go together ($NATS_CERT and $NATS_KEY)';
   const out: NatsSecurity = {};
-  if (auth.user !== undefined) Object.assign(out, { user: auth.user, password: auth.password });
+  if (auth.user !== undefined) Object.assign(out, { user: auth.user }, auth.passwordFile !== undefined ? { passwordFile: auth.passwordFile } : { password: auth.password });
   if (auth.token !== undefined) out.token = auth.token;
   if (auth.nkeySeedFile !== undefined) out.nkeySeedFile = auth.nkeySeedFile;
   if (auth.credsFile !== undefined) out.credsFile = auth.credsFile;

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-const CREDENTIALS = ['NATS_USER', 'NATS_PASSWORD', 'NATS_TOKEN', 'NATS_NKEY', 'NATS_CREDS'];
+const CREDENTIALS = ['NATS_USER', 'NATS_PASSWORD', 'NATS_PASSWORD_FILE', 'NATS_TOKEN', 'NATS_NKEY', 'NATS_CREDS'];
 
 function readEnvFile(file: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -17,7 +17,7 @@ export type NatsAuthOptions = Pick<ConnectionOptions, 'authenticator' | 'user' |
 
 export function natsAuthOptions(security: NatsSecurity, servers: string | string[]): NatsAuthOptions {
   const out: NatsAuthOptions = {};
-  if (security.user !== undefined) Object.assign(out, { user: security.user, pass: security.password });
+  if (security.user !== undefined) Object.assign(out, { user: security.user, pass: security.passwordFile !== undefined ? passwordOf(security.passwordFile) : security.password });
   if (security.token !== undefined) out.token = security.token;
   if (security.nkeySeedFile !== undefined) {
     const seed = readText(security.nkeySeedFile, 'nkey seed').trim();
@@ -45,6 +45,13 @@ export function natsAuthOptions(security: NatsSecurity, servers: string | string
     out.tls = { ...(t.caFile ? { caFile: t.caFile } : {}), ...(t.certFile ? { certFile: t.certFile } : {}), ...(t.keyFile ? { keyFile: t.keyFile } : {}) };
   }
   return out;
+}
+
+/** The first line of a password file, as `echo secret > file` and generators that end with a newline write it. */
+function passwordOf(file: string): string {
+  const password = readText(file, 'password').split(/\r?\n/)[0] ?? '';
+  if (!password) throw new NatsCredentialsError(`the NATS password file ${file} is empty`);
+  return password;
 }
 
 function readText(file: string, what: string): string {

@@ -70,6 +70,7 @@ async function roundTrip(servers: string, security: Parameters<typeof Middleware
 describe('NATS credentials', () => {
   it('a user and password, a token, an nkey seed file and a .creds file each connect', async () => {
     await roundTrip(usersUrl, { user: 'alice', password: 's3cret' });
+    await roundTrip(usersUrl, { user: 'alice', passwordFile: file('alice.password', 's3cret\n') });
     await roundTrip(tokenUrl, { token: 't0ken' });
     await roundTrip(usersUrl, { nkeySeedFile: seedFile });
     await roundTrip(operatorUrl, { credsFile });
@@ -107,6 +108,8 @@ describe('NATS credentials', () => {
   it('a missing file, or a file of the wrong kind, is a NatsCredentialsError before any connection', async () => {
     const cases = [
       { nkeySeedFile: join(dir, 'missing.nk') },
+      { user: 'alice', passwordFile: join(dir, 'missing.password') },
+      { user: 'alice', passwordFile: file('empty.password', '\n') },
       { nkeySeedFile: certFile },
       { credsFile: seedFile },
       { credsFile: join(dir, 'missing.creds') },

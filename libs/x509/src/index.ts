@@ -4,4 +4,4 @@
  *
  *   const { key, cert } = selfSignedCertificate({ commonName: 'esp stack nats', days: 3650 });
  */
-export { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate';
+export { DEFAULT_CERTIFICATE_HOSTS, selfSignedCertificate, type SelfSignedCertificate, type SelfSignedCertificateOptions } from './self-signed-certificate';

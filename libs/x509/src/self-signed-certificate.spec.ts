@@ -13,6 +13,15 @@ describe('selfSignedCertificate', () => {
     expect(x.verify(x.publicKey)).toBe(true);
     expect(new Date(x.validTo).getTime()).toBeGreaterThan(Date.now() + 3000 * 86_400_000);
   });
+  it('the host names and IPv4 addresses asked for, and no others; a name that is neither is refused', () => {
+    const x = new X509Certificate(selfSignedCertificate({ hosts: ['nats', 'localhost', '127.0.0.1', '10.1.2.3'] }).cert);
+    expect(x.subjectAltName).toBe('DNS:nats, DNS:localhost, IP Address:127.0.0.1, IP Address:10.1.2.3');
+    expect(x.checkHost('nats')).toBe('nats');
+    expect(x.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    expect(x.checkHost('other')).toBeUndefined();
+    expect(() => selfSignedCertificate({ hosts: ['bad name'] })).toThrow(/not a host name/);
+    expect(() => selfSignedCertificate({ hosts: [] })).toThrow(/at least one/);
+  });
   it('the serial number is a positive INTEGER in its shortest form, whatever the random bytes (Go refuses a padded one)', () => {
     for (let i = 0; i < 400; i++) {
       const serial = new X509Certificate(selfSignedCertificate().cert).serialNumber;

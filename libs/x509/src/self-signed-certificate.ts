@@ -1,14 +1,17 @@
 /**
  * A self-signed TLS certificate made with node:crypto alone (no openssl binary, no npm package), for tests that
- * serve HTTPS on 127.0.0.1: an EC P-256 key and an X.509 v3 certificate for IP 127.0.0.1 and DNS localhost, marked
- * as a CA so that a client can trust it directly (NODE_EXTRA_CA_CERTS, `ca` options).
+ * serve HTTPS on 127.0.0.1: an EC P-256 key and an X.509 v3 certificate for IP 127.0.0.1 and DNS localhost (or the
+ * host names and IPv4 addresses given), marked as a CA so that a client can trust it directly (NODE_EXTRA_CA_CERTS,
+ * `ca` options).
  *
  *   const { key, cert } = selfSignedCertificate();   // PEM strings
  *   https.createServer({ key, cert }, handler);
+ *   selfSignedCertificate({ hosts: ['nats', 'localhost', '127.0.0.1'] });   // a server other containers call "nats"
  *
  * The DER is written by hand below: Node can sign but has no API that builds a certificate.
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { isIPv4 } from 'node:net';
 
 export interface SelfSignedCertificate {
   /** PKCS#8 private key, PEM. */
@@ -17,7 +20,19 @@ export interface SelfSignedCertificate {
   cert: string;
 }
 
-export function selfSignedCertificate(opts: { commonName?: string; days?: number } = {}): SelfSignedCertificate {
+/** The subject alternative names when none are asked for. */
+export const DEFAULT_CERTIFICATE_HOSTS: readonly string[] = ['127.0.0.1', 'localhost'];
+
+export interface SelfSignedCertificateOptions {
+  commonName?: string;
+  days?: number;
+  /** The names clients reach the server by: IPv4 addresses and DNS names (default 127.0.0.1 and localhost). */
+  hosts?: readonly string[];
+}
+
+export function selfSignedCertificate(opts: SelfSignedCertificateOptions = {}): SelfSignedCertificate {
+  const hosts = opts.hosts ?? DEFAULT_CERTIFICATE_HOSTS;
+  if (hosts.length === 0) throw new Error('a certificate needs at least one host name or address');
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const ecdsaWithSha256 = seq(oid('1.2.840.10045.4.3.2'));
@@ -32,8 +47,8 @@ export function selfSignedCertificate(opts: { commonName?: string; days?: number
     seq(oid('2.5.29.19'), tlv(0x01, Buffer.from([0xff])), tlv(0x04, seq(tlv(0x01, Buffer.from([0xff]))))),
     // keyUsage: digitalSignature, keyCertSign
     seq(oid('2.5.29.15'), tlv(0x04, tlv(0x03, Buffer.from([0x02, 0x84])))),
-    // subjectAltName: IP 127.0.0.1, DNS localhost (clients check the name against these, not the common name)
-    seq(oid('2.5.29.17'), tlv(0x04, seq(tlv(0x87, Buffer.from([127, 0, 0, 1])), tlv(0x82, Buffer.from('localhost'))))),
+    // subjectAltName (clients check the name against these, not the common name)
+    seq(oid('2.5.29.17'), tlv(0x04, seq(...hosts.map(altName)))),
   );
   const tbs = seq(
     tlv(0xa0, tlv(0x02, Buffer.from([2]))), // version 3
@@ -50,6 +65,13 @@ export function selfSignedCertificate(opts: { commonName?: string; days?: number
   const cert = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
   const key = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   return { key, cert };
+}
+
+/** A GeneralName: iPAddress [7] for an IPv4 address, dNSName [2] otherwise. */
+function altName(host: string): Buffer {
+  if (isIPv4(host)) return tlv(0x87, Buffer.from(host.split('.').map(Number)));
+  if (!/^[A-Za-z0-9*]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host)) throw new Error(`not a host name or IPv4 address: ${JSON.stringify(host)}`);
+  return tlv(0x82, Buffer.from(host, 'ascii'));
 }
 
 function tlv(tag: number, content: Buffer): Buffer {

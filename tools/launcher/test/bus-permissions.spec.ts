@@ -129,7 +129,10 @@ const PUBLISH: Array<[BusRole, string, Expect]> = [
   ['multinode-scheduler', 'esp.raw.fscmt.c.ns.n1', 'allowed'],
   ['duplicate-server', 'esp.raw.fscmt.c.mns.m1.admin', 'denied'],
   ['ppp-gateway', 'esp.raw.ppp.procserver-liveness.0', 'denied'],
+  ['name-server', nameServerSubject(), 'allowed'],
   ['name-server', '$JS.API.STREAM.INFO.KV_esp_names', 'allowed'],
+  ['content-distributor', obj('processing::procserver_handler'), 'allowed'],
+  ['client', obj('processing::procserver_handler'), 'denied'],
   ['name-server', '$JS.API.STREAM.INFO.OBJ_esp_content', 'denied'],
   ['admin', W.dispatcher, 'allowed'],
 ];

@@ -7,11 +7,13 @@
  *   const bus = ensureBusHome(home, '2.9.10');
  *   spawn('nats-server', ['-c', bus.configFile, ...]);
  *   supervisor.start({ name: 'name-server', ..., env: bus.env('name-server') });
+ *   ensureBusHome(home, '2.10', { hosts: ['nats', 'localhost', '127.0.0.1'] });   // a server containers call "nats"
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { selfSignedCertificate } from '@esp/x509';
+import { DEFAULT_CERTIFICATE_HOSTS, selfSignedCertificate } from '@esp/x509';
 import { BUS_ROLES, type BusRole } from './bus-roles';
 import { natsServerConfig } from './nats-config';
 
@@ -38,7 +40,23 @@ function readPasswords(file: string): Partial<Record<BusRole, string>> {
   }
 }
 
-export function ensureBusHome(home: string, serverVersion: string): BusHome {
+export interface BusHomeOptions {
+  /** The names and addresses clients reach the server by (default 127.0.0.1 and localhost). */
+  hosts?: readonly string[];
+}
+
+/** True when the PEM certificate in `file` is valid for every host; false when it is not, or is unreadable. */
+function certificateCovers(file: string, hosts: readonly string[]): boolean {
+  try {
+    const x = new X509Certificate(readFileSync(file));
+    return hosts.every((h) => (isIP(h) ? x.checkIP(h) : x.checkHost(h)) !== undefined);
+  } catch {
+    return false;
+  }
+}
+
+export function ensureBusHome(home: string, serverVersion: string, opts: BusHomeOptions = {}): BusHome {
+  const hosts = opts.hosts ?? DEFAULT_CERTIFICATE_HOSTS;
   const dir = join(home, 'nats-auth');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
@@ -48,8 +66,9 @@ export function ensureBusHome(home: string, serverVersion: string): BusHome {
   writeFileSync(secretsFile, JSON.stringify(passwords, null, 2) + '\n', { mode: 0o600 });
   const certFile = join(dir, 'server.pem');
   const keyFile = join(dir, 'server-key.pem');
-  if (!existsSync(certFile) || !existsSync(keyFile)) {
-    const { cert, key } = selfSignedCertificate({ commonName: 'esp stack nats', days: 3650 });
+  // kept while it serves every host asked; made again (a new CA for the clients) when a host is added
+  if (!existsSync(keyFile) || !certificateCovers(certFile, hosts)) {
+    const { cert, key } = selfSignedCertificate({ commonName: 'esp stack nats', days: 3650, hosts });
     writeFileSync(keyFile, key, { mode: 0o600 });
     writeFileSync(certFile, cert, { mode: 0o644 });
   }

@@ -145,7 +145,8 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
     case 'admin':
       return { publish: ['>'], publishDeny: [], subscribe: ['>'], responses: true };
     case 'name-server':
-      return { publish: nameStore(), publishDeny: [], subscribe: [inbox, nameServerSubject(), NAME_WRITE_SUBJECTS], responses: true };
+      // esp.ns.rpc as every role has it: its health check asks it as a client does
+      return { publish: [nameServerSubject(), ...nameStore()], publishDeny: [], subscribe: [inbox, nameServerSubject(), NAME_WRITE_SUBJECTS], responses: true };
     case 'config-server':
       return own([names('fds'), ...objects(T.config)], objects(T.config));
     case 'indexer':
@@ -158,7 +159,8 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
       return own(
         [
           names('esp/subsystems/processing'),
-          ...objects(T.sessionFactory, T.masterDispatcher, T.dispatcherNode, T.processorServer, T.coreFactory, T.coreSession, T.callback, T.config),
+          // procserverHandler: its own, bound under its node name, which its health check pings
+          ...objects(T.sessionFactory, T.masterDispatcher, T.dispatcherNode, T.procserverHandler, T.processorServer, T.coreFactory, T.coreSession, T.callback, T.config),
           ssr,
         ],
         [...objects(T.sessionFactory, T.masterDispatcher, T.dispatcherNode, T.procserverHandler, T.session, T.callback), LIVENESS, ssr],
