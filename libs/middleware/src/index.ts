@@ -10,6 +10,7 @@ export { Middleware, type MiddlewareOptions, type ActivateOptions } from './midd
 export { ServerObject, type ServerObjectOptions } from './server-object';
 export { type ProxyOptions } from './client-proxy';
 export { NameServerClient } from './name-server-client';
+export { bindingKey, parseBindingKey } from './name-key';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
 export { serveNameServer } from './name-server-host';
 export { bindOrTakeOver, NameHeld, NameContended, type BindOrTakeOverOptions } from './bind-or-take-over';
