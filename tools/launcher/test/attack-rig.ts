@@ -24,8 +24,8 @@ import { SecuredBus } from './secured-bus';
 
 const log = createLogger('attack-rig', {}, { level: 'warn' });
 export const COLLECTION = 'attacked';
-/** The item processor's name, as the node controller knows it (profile name, instance 1). */
-export const IP_NAME = 'item-processor-1';
+/** The item processor's name, as the node controller knows it (its profile name: one instance). */
+export const IP_NAME = 'item-processor';
 
 export interface ProcessRow {
   name: string;
