@@ -8,11 +8,12 @@
 import { DISPATCHER_NAME, masterDispatcherInterface, sessionFactoryInterface, type Binding } from '@esp/interfaces';
 import { bindingKey, NAME_BUCKET, nameServerSubject, type Middleware } from '@esp/middleware';
 import { waitFor } from '@esp/testing';
+import { xmlRpcCall } from '@esp/xmlrpc-http';
 // the attacker's tool (and the admin writer's): the raw KV client, around the middleware
 // eslint-disable-next-line no-restricted-imports
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttackRig } from './attack-rig';
+import { AttackRig, IP_NAME } from './attack-rig';
 import { permissionDenied, tryPublish, trySubscribe } from './bus-probes';
 
 /** From an attack's end to the last document of the following feed searchable, at most. */
@@ -74,6 +75,27 @@ describe('attacks on the bus with the feed credentials fail, and feeding goes on
     expect(distributor.logs.some((l) => /session_factory binding is gone/.test(String(l['why'] ?? l['msg'])))).toBe(true);
     expect(nameServer.running && distributor.running).toBe(true);
   }, 30_000);
+
+  it('a garbage value for the master_dispatcher binding (admin): the master binds it again, a restarted item processor registers', async () => {
+    const md = () => client.names.resolve(DISPATCHER_NAME, masterDispatcherInterface.type, masterDispatcherInterface.version);
+    const before = await md();
+    const admin = await rig.bus.connect('admin');
+    const kv = await new Kvm(admin.nc).open(NAME_BUCKET);
+    const garbage = await kv.put(bindingKey(DISPATCHER_NAME, masterDispatcherInterface.type), '[1, 2, 3]');
+    const t0 = performance.now();
+    const { distributor } = rig.procs;
+    const registered = () => distributor.logs.filter((l) => l['msg'] === 'item processor registered').length;
+    const was = registered();
+    // an item processor that starts now must find the master: it resolves master_dispatcher
+    await xmlRpcCall(rig.nodeControlUrl, 'RestartProcess', [[IP_NAME]], { secret: rig.secret });
+    await waitFor(() => registered() > was, { timeoutMs: 30_000, what: 'the restarted item processor registered' });
+    const after = await md();
+    expect(after.revision).toBeGreaterThan(garbage);
+    expect(after.aor).toEqual(before.aor);
+    expect(distributor.logs.some((l) => l['msg'] === 'the master_dispatcher binding was gone; bound it again')).toBe(true);
+    recovery['md-garbage-ip-registered'] = Math.round(performance.now() - t0);
+    await feedsAfter('md-garbage-by-admin');
+  }, 60_000);
 
   it("unbinding the master's bindings and binding the attacker's own object (hijack) are refused", async () => {
     const before = await dispatcher();
