@@ -5,8 +5,8 @@
  * document with exactly one final status and searchable. A garbage binding written by an identity that may write
  * the bucket (admin) is skipped and replaced, and feeding resumes.
  */
-import { DISPATCHER_NAME, masterDispatcherInterface, sessionFactoryInterface, type Binding } from '@esp/interfaces';
-import { bindingKey, NAME_BUCKET, nameServerSubject, type Middleware } from '@esp/middleware';
+import { DISPATCHER_NAME, masterDispatcherInterface, nameServerInterface, sessionFactoryInterface, type Binding } from '@esp/interfaces';
+import { bindingKey, NAME_BUCKET, nameServerSubject, packValue, unpackValue, type Middleware } from '@esp/middleware';
 import { waitFor } from '@esp/testing';
 import { xmlRpcCall } from '@esp/xmlrpc-http';
 // the attacker's tool (and the admin writer's): the raw KV client, around the middleware
@@ -45,6 +45,10 @@ describe('attacks on the bus with the feed credentials fail, and feeding goes on
     const before = await dispatcher();
     await expect(client.names.bind(DISPATCHER_NAME, { ...before.aor, interface_version: '6.0' }, { rebind: true })).rejects.toThrow(permissionDenied);
     await expect(client.names.bind(DISPATCHER_NAME, { ...before.aor, object_id: 'thief', interface_version: '6.0' })).rejects.toThrow(permissionDenied);
+    // around the write subject: a bind sent on the read subject, which a client may publish on, is refused there
+    const envelope = [1, nameServerInterface.type, nameServerInterface.version, 'bind', [DISPATCHER_NAME, { ...before.aor, interface_version: '6.0' }, true], 2_000];
+    const reply = unpackValue((await client.nc.request(nameServerSubject(), packValue(envelope), { timeout: 5_000 })).data);
+    expect(reply).toEqual([1, ['s', expect.anything(), expect.stringMatching(/write subject esp\.ns\.w\.esp\.subsystems\.processing\.dispatcher/), expect.anything()]]);
     expect(await dispatcher()).toEqual(before);
     await feedsAfter('rebind-6.0');
   }, 30_000);
