@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeedingClient, type FeedDocument } from '@esp/content-client';
 import { GuaranteeSet } from '@esp/codecs';
-import { DISPATCHER_NAME, EXTERNAL_SESSION_PORT_OFFSET, sessionFactoryInterface } from '@esp/interfaces';
+import { DISPATCHER_NAME, EXTERNAL_SESSION_PORT_OFFSET, SessionNotOwned, sessionFactoryInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer, waitFor } from '@esp/testing';
@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const log = createLogger('e2e', {}, { level: 'warn' });
 const PING_MS = 200;
 const N = 1500;
+/** The client's owner token, given here so that this test may open the client's session again itself. */
+const TOKEN = 'distributor-failover-owner-token';
 const doc = (i: number): FeedDocument => ({ id: `fo-${i}`, attributes: { title: `failover ${i}`, body: `text of document ${i}`, content_type: 'text/plain' } });
 
 /**
@@ -62,7 +64,7 @@ describe('content distributor failover under a continuous feed (MS-FSCDFT 3, sep
   });
 
   it('SIGKILL of the master mid-feed: a backup takes over, the client opens its session again and resends; every operation completes exactly once', async () => {
-    const feeding = await FeedingClient.open({ mw: client, collection: 'fo', log, batchSize: 50, sessionCheckMs: 100, timeoutMs: 10_000 });
+    const feeding = await FeedingClient.open({ mw: client, collection: 'fo', log, batchSize: 50, sessionCheckMs: 100, timeoutMs: 10_000, ownerToken: TOKEN });
     cds.push(...(await Promise.all([distributor(1), distributor(2)])));
     await waitFor(() => cds[0]?.logs.filter((l) => l['msg'] === 'dispatcher registered').length === 2, { what: 'both backups registered', timeoutMs: 10_000 });
     const feeder = (async () => {
@@ -108,8 +110,9 @@ describe('content distributor failover under a continuous feed (MS-FSCDFT 3, sep
       });
     }
     expect(processors.some((p) => p.logs.some((l) => l['msg'] === 'reregistering' && String(l['reason']).includes('procserver_handler is gone')))).toBe(true);
-    // the new master forwards: recreate of the client's id returns the existing session (found with get_sessions on
-    // the node that holds it), twice the same; create with external_client puts a new session on base port + 391
+    // the new master forwards: recreate of the client's id, with its owner token, returns the existing session (found
+    // with get_sessions on the node that holds it), twice the same; without the token it is refused; create with
+    // external_client puts a new session on base port + 391
     const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
     const none = new GuaranteeSet({ guarantees: [] });
     // a master re-checking its binding answers server_busy (retryable) for a moment, more so on a loaded machine
@@ -123,12 +126,13 @@ describe('content distributor failover under a continuous feed (MS-FSCDFT 3, sep
         }
       }
     };
-    const again = await retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false));
-    expect(again.object_id).toMatch(new RegExp(`^session_[12]_${feeding.sessionId}$`));
-    expect(await retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false))).toEqual(again);
-    const external = await retrying(() => factory.create(feeding.sessionId + 1, 'fo', none, 0, true));
+    const again = await retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false, TOKEN));
+    expect(again.object_id).toMatch(new RegExp(`^session_[12]_${feeding.sessionId}_[A-Za-z0-9_-]{16}$`));
+    expect(await retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false, TOKEN))).toEqual(again);
+    await expect(retrying(() => factory.recreate(feeding.sessionId, 'fo', none, 0, false))).rejects.toBeInstanceOf(SessionNotOwned);
+    const external = await retrying(() => factory.create(feeding.sessionId + 1, 'fo', none, 0, true, TOKEN));
     expect(external.port).toBe(16000 + EXTERNAL_SESSION_PORT_OFFSET);
-    await retrying(() => factory.destroy_session(feeding.sessionId + 1));
+    await retrying(() => factory.destroy_session(feeding.sessionId + 1, TOKEN));
     await feeding.close();
   }, 180_000);
 });

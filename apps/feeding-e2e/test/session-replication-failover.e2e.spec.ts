@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeedingClient, toOperation, type FeedDocument } from '@esp/content-client';
 import { GuaranteeSet, OperationSet, OperationState, type OperationStatusInfo } from '@esp/codecs';
-import { DISPATCHER_NAME, operationCallbackInterface, processingSessionInterface, ProcessorsBusy, sessionFactoryInterface } from '@esp/interfaces';
+import { DISPATCHER_NAME, operationCallbackInterface, processingSessionInterface, ProcessorsBusy, SessionNotOwned, sessionFactoryInterface, type ProxyOf } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer, waitFor } from '@esp/testing';
@@ -115,7 +115,8 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (separat
       }, { object_id: 'timer-test-callback', port: 0 });
     const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
     const sid = 424_242;
-    const aor = await factory.create_session(sid, 'sr', cb.aor, new GuaranteeSet({ guarantees: [] }), 0);
+    const token = 'owner-token-of-session-424242';
+    const aor = await factory.create_session(sid, 'sr', cb.aor, new GuaranteeSet({ guarantees: [] }), 0, token);
     // (its log line may come a moment after the answer)
     const holder = await waitFor(() => alive.find((d) => d.logs.some((l) => l['msg'] === 'session created' && l['session'] === sid)), { what: 'the distributor that created the session', timeoutMs: 5000 });
     const survivor = alive.find((d) => d !== holder) as ChildService;
@@ -140,6 +141,25 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (separat
     const reactivatedMs = Date.now() - killedAt;
     const r = survivor.logs.find((l) => l['msg'] === 'session reactivated from its replica' && l['session'] === sid)!;
     expect(r).toMatchObject({ accepted: BATCH, batches: 1, first: 1, last: BATCH });
+    // the session's owner came with its replica: another client cannot take the reactivated session's callbacks;
+    // its owner opens it again (the session where the timer put it)
+    const other = await client.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: 'timer-test-other', port: 0 });
+    const none = new GuaranteeSet({ guarantees: [] });
+    // (through whichever distributor is master now; one that took over a moment ago may answer server_busy)
+    const retrying = async <T>(call: (f: ProxyOf<typeof sessionFactoryInterface>) => Promise<T>): Promise<T> => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await call((await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME)).proxy);
+        } catch (err) {
+          if ((err as { retryable?: boolean }).retryable !== true || attempt >= 100) throw err;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      }
+    };
+    await expect(retrying((f) => f.create_session(sid, 'sr', other.aor, none, 0))).rejects.toBeInstanceOf(SessionNotOwned);
+    await expect(retrying((f) => f.create_session(sid, 'sr', other.aor, none, 0, `${token}-guess`))).rejects.toBeInstanceOf(SessionNotOwned);
+    expect((await retrying((f) => f.create_session(sid, 'sr', cb.aor, none, 0, token))).object_id).toMatch(new RegExp(`^session_[12]_${sid}_`));
+    await client.deactivate(other);
     await waitFor(() => survivor.logs.some((l) => l['msg'] === 'in-flight batch of a reactivated session dispatched again' && l['session'] === sid), { what: 'the batch dispatched again', timeoutMs: 60_000 });
     // finals reach the client's callback (the indexer's recreate points there); the copy adds none
     const finalIds = () => finals.flatMap((st) => Array.from({ length: st.last_op_id - st.first_op_id + 1 }, (_, i) => st.first_op_id + i));

@@ -56,7 +56,7 @@ export interface ItemProcessorOptions {
   heartbeatMs?: number;
   /** Time source of the Reregistration Lease and the heartbeats (tests). */
   clock?: Clock;
-  /** Backoff of registration attempts and of retries towards the indexer (default 200 ms doubling to 5 s). */
+  /** Backoff of registration attempts and of retries towards the indexer (default 100 ms doubling to 1 s). */
   retry?: { initialMs: number; maxMs: number };
   /** How long to keep retrying a refusing indexing session before reporting completed=false (default 60 s). */
   forwardDeadlineMs?: number;
@@ -120,7 +120,8 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
   const host = opts.host ?? hostname();
   const name = opts.name ?? `procserver_${host}_${process.pid}`;
   const log = (opts.logger ?? createLogger('item-processor')).child({ procserver: name });
-  const retry = opts.retry ?? { initialMs: 200, maxMs: 5_000 };
+  // at most a second between attempts: a restarted indexer or distributor is used within a second of its return
+  const retry = opts.retry ?? { initialMs: 100, maxMs: 1_000 };
   const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
   const heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
 

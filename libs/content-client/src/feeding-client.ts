@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Action, encodeCheetahAhead, GuaranteeSet, OperationSet, OperationState, OperationStatusInfo, type DocumentError } from '@esp/codecs';
 import {
   DISPATCHER_NAME,
@@ -17,7 +17,7 @@ import {
   type ProxyOf,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
+import { BadParameter, CallTimeout, ObjectNotExist, TransportError, type Middleware, type ServerObject } from '@esp/middleware';
 import { backoffDelay, retry, sleep } from '@esp/timers';
 import { DocumentPreparer, operationOf, PreparationFailure, type PreparedDocument } from './document-preparer';
 import type { FeedDocument } from './feed-document';
@@ -82,6 +82,12 @@ export interface FeedingClientOptions {
   sessionCheckMs?: number;
   /** How long a failover may look for a new master before the batch fails (default 120 s). */
   failoverTimeoutMs?: number;
+  /**
+   * The session's owner token: the secret sent with every create_session of this session, without which no other
+   * client can open it again and take its callbacks (docs/decisions/0013-session-ownership.md). Default: 32 random
+   * bytes, base64url. Give one (at least 16 characters) only to open the same session from elsewhere, a test say.
+   */
+  ownerToken?: string;
 }
 
 export interface FeedingStats {
@@ -97,6 +103,8 @@ export interface FeedingStats {
   /** Final statuses that arrived for an operation that already had one (must stay 0). */
   duplicateFinals: number;
   busyRetries: number;
+  /** Batches sent again because the bus dropped while their call waited for its answer. */
+  outageResends: number;
   /** Times the session was opened again after its distributor stopped answering (a master change). */
   failovers: number;
   /**
@@ -148,6 +156,8 @@ function summarize(e: DocumentError): ErrorSummary {
  */
 export class FeedingClient {
   readonly sessionId: number;
+  /** Proves to the distributors that this client opened session sessionId; never logged. */
+  private readonly ownerToken: string;
   private session!: ProxyOf<typeof processingSessionInterface>;
   private callbackObject!: ServerObject<typeof operationCallbackInterface>;
   private nextOpId = 1;
@@ -180,6 +190,7 @@ export class FeedingClient {
     inFlight: 0,
     duplicateFinals: 0,
     busyRetries: 0,
+    outageResends: 0,
     failovers: 0,
     resentAfterFailover: 0,
     acknowledgedResent: 0,
@@ -205,6 +216,7 @@ export class FeedingClient {
 
   private constructor(private readonly opts: FeedingClientOptions) {
     this.sessionId = randomInt(1, 2 ** 31 - 1);
+    this.ownerToken = opts.ownerToken ?? randomBytes(32).toString('base64url');
     this.batchSize = opts.batchSize ?? 100;
     this.maxInFlightOps = opts.maxInFlightOps ?? this.batchSize * 20;
     const limit = Math.min(opts.mw.maxPayload, SERVER_REQUEST_LIMIT) - ENVELOPE_ROOM;
@@ -261,11 +273,12 @@ export class FeedingClient {
   /**
    * Opens (or, after a master change, opens again) session `sessionId` through whichever distributor is master now.
    * create_session with the same id is a recreate on the distributor (it returns the session where one exists,
-   * MS-FSCDFT 3.5.4.3) and, unlike recreate, carries our callback, so the finals keep coming to this client.
+   * MS-FSCDFT 3.5.4.3) and, unlike recreate, carries our callback, so the finals keep coming to this client. Our
+   * owner token goes with it: the distributor opens an existing session again only for the client that created it.
    */
   private async openSession(timeoutMs = this.opts.timeoutMs ?? 30_000): Promise<Aor> {
     const { proxy: factory } = await this.opts.mw.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME, { timeoutMs });
-    return factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0);
+    return factory.create_session(this.sessionId, this.opts.collection, this.callbackObject.aor, new GuaranteeSet({ guarantees: [] }), 0, this.ownerToken);
   }
 
   private useSession(aor: Aor): void {
@@ -518,7 +531,9 @@ export class FeedingClient {
     encodeCheetahAhead(batch);
     const first = batch.operations[0]?.id ?? this.nextOpId;
     const last = batch.operations[batch.operations.length - 1]?.id ?? first;
-    let timedOut = false;
+    // a call that ended without an answer (timed out, or cut by a bus outage) may have been taken: a copy sent again is
+    // then refused as already accepted, which acknowledges it
+    let mayBeTaken = false;
     for (let attempt = 0; ; attempt++) {
       let wake: ((err: Error) => void) | undefined;
       let mark = 0;
@@ -537,14 +552,23 @@ export class FeedingClient {
         return;
       } catch (err) {
         if (wake) this.goneWaiters.delete(wake);
-        if (timedOut && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
+        if (mayBeTaken && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
           // the call that timed out was taken after all; its reply, which carried the received status, is lost
           this.acknowledge(batch);
           this.onCallback(new OperationStatusInfo({ first_op_id: first, last_op_id: last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }));
           return;
         }
+        if (err instanceof TransportError && err.data['in_flight'] === true) {
+          // the bus dropped under the call: the same batch goes again once it is back
+          mayBeTaken = true;
+          this.stats.outageResends++;
+          this.opts.log.info({ session: this.sessionId, first, last }, 'batch call cut by a bus outage; sending it again after the reconnect');
+          await this.opts.mw.connection.whenUp();
+          continue;
+        }
         if (isSessionGone(err)) {
-          timedOut = err instanceof CallTimeout;
+          // a distributor gone while it had the call may have taken the batch first
+          mayBeTaken = err instanceof CallTimeout || (err as ObjectNotExist).data?.['in_flight'] === true;
           const accepted = await this.failover((err as Error).message, first);
           if (accepted >= last) {
             // the dead distributor had accepted this batch into the replicated session before its answer was lost

@@ -20,8 +20,19 @@ export interface InterfaceDef<M extends Record<string, MethodDef> = Record<strin
   readonly doc?: string;
 }
 
-/** The TypeScript argument tuple of a parameter list. */
-export type ArgsOf<P extends readonly Param[]> = { -readonly [K in keyof P]: P[K] extends readonly [string, infer S extends z.ZodType] ? z.output<S> : never };
+/**
+ * The TypeScript argument tuple of a parameter list. Trailing parameters whose schema may give undefined (arguments
+ * added to a spec signature, which callers of the spec's signature do not send) are optional; one with a default
+ * stays required, as the implementation always gets a value.
+ */
+export type ArgsOf<P extends readonly Param[]> = P extends readonly [...infer I extends readonly Param[], readonly [string, infer S extends z.ZodType]]
+  ? undefined extends z.output<S>
+    ? [...ArgsOf<I>, arg?: z.output<S>]
+    : [...AllArgsOf<I>, z.output<S>]
+  : AllArgsOf<P>;
+
+/** Every parameter required (those before the last required one). */
+type AllArgsOf<P extends readonly Param[]> = { -readonly [K in keyof P]: P[K] extends readonly [string, infer S extends z.ZodType] ? z.output<S> : never };
 export type ResultOf<D extends MethodDef> = z.output<D['returns']>;
 
 /** What a server object implements for an interface: one (possibly async) function per method. */

@@ -72,6 +72,16 @@ export class UnknownSession extends UserException {
   override readonly code = 'unknown_session';
 }
 
+/**
+ * A create_session / create / recreate / destroy_session of an existing session whose owner token is missing or is
+ * not the one given when the session was created: the caller did not open that session. Nothing was changed (the
+ * session, its callback and its batches are as they were). Not retryable: the same call fails the same way.
+ */
+export class SessionNotOwned extends UserException {
+  override name = 'SessionNotOwned';
+  override readonly code = 'session_not_owned';
+}
+
 const registry = new ExceptionRegistry<UserException>(UserException, [
   UnknownCollection,
   UnsupportedGuaranteeSet,
@@ -81,6 +91,7 @@ const registry = new ExceptionRegistry<UserException>(UserException, [
   AlreadyBound,
   ProcessorsBusy,
   UnknownSession,
+  SessionNotOwned,
 ]);
 
 /** Makes a user exception class rebuildable from its code on the receiving side. */

@@ -9,6 +9,7 @@
 export { Middleware, type MiddlewareOptions, type ActivateOptions } from './middleware';
 export { ServerObject, type ServerObjectOptions } from './server-object';
 export { type ProxyOptions } from './client-proxy';
+export { BusState, type BusCondition, type BusStateEvents } from './bus-state';
 export { NameServerClient } from './name-server-client';
 export { bindingKey, parseBindingKey } from './name-key';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
@@ -23,6 +24,7 @@ export {
   SystemException,
   ObjectNotExist,
   CallTimeout,
+  CallAbandoned,
   BadParameter,
   VersionMismatch,
   UnknownMethod,

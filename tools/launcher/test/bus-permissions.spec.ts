@@ -14,6 +14,7 @@ const OBJ = {
   session: obj('processing::session'),
   sessionFactory: obj('processing::session_factory'),
   masterDispatcher: obj('processing::master_dispatcher'),
+  dispatcherNode: obj('processing::dispatcher_node'),
   processorServer: obj('processing::processor_server'),
   coreSession: obj('coreprocessing::session'),
   callback: obj('coreprocessing::operation_callback'),
@@ -36,6 +37,7 @@ const SUBSCRIBE: Array<[BusRole, string, Expect]> = [
   ['client', '_INBOX.client.abc.1', 'allowed'],
   ['client', OBJ.session, 'denied'],
   ['client', OBJ.sessionFactory, 'denied'],
+  ['client', OBJ.dispatcherNode, 'denied'],
   ['client', OBJ.processorServer, 'denied'],
   ['client', OBJ.coreSession, 'denied'],
   ['client', 'esp.obj.>', 'denied'],
@@ -93,6 +95,12 @@ const PUBLISH: Array<[BusRole, string, Expect]> = [
   ['client', W.config, 'denied'],
   ['client', OBJ.processorServer, 'denied'],
   ['client', OBJ.masterDispatcher, 'denied'],
+  // get_sessions / remove_sessions and the node's session methods are for the distributors (the master) alone
+  ['client', OBJ.dispatcherNode, 'denied'],
+  ['node-scheduler', OBJ.dispatcherNode, 'denied'],
+  ['item-processor', OBJ.dispatcherNode, 'denied'],
+  ['indexer', OBJ.dispatcherNode, 'denied'],
+  ['content-distributor', OBJ.dispatcherNode, 'allowed'],
   ['client', OBJ.coreSession, 'denied'],
   ['client', OBJ.callback, 'denied'],
   ['client', 'esp.raw.ppp.procserver-liveness.0', 'denied'],
@@ -157,6 +165,13 @@ describe('bus permissions of the generated nats-server configuration', () => {
     for (const role of BUS_ROLES.filter((r) => r !== 'admin')) {
       expect(await trySubscribe(await as(role), '>'), role).toBe('denied');
       expect(await trySubscribe(await as(role), '_INBOX.>'), role).toBe('denied');
+    }
+  });
+
+  it('only the content distributors (and the admin) may call a dispatcher_node (get_sessions, remove_sessions...) or serve one', async () => {
+    for (const role of BUS_ROLES.filter((r) => r !== 'admin' && r !== 'content-distributor')) {
+      expect(await tryPublish(await as(role), OBJ.dispatcherNode), role).toBe('denied');
+      expect(await trySubscribe(await as(role), OBJ.dispatcherNode), role).toBe('denied');
     }
   });
 

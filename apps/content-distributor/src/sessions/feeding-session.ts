@@ -16,6 +16,8 @@ export interface FeedingSessionInit {
   /** The client's operation_callback as given at creation (kept in the session artifact). */
   callback: Aor | undefined;
   callbacks: CallbackSender | undefined;
+  /** SHA-256 (hex) of the client's owner token (./session-owner); undefined: opened without one. */
+  owner: string | undefined;
   lastAcceptedOpId: number;
   completedOpId: number;
   /** Feeding sessions in SSR; undefined when session replication is off. */
@@ -34,6 +36,8 @@ export class FeedingSession {
   readonly object: ServerObject<typeof processingSessionInterface>;
   callback: Aor | undefined;
   callbacks: CallbackSender | undefined;
+  /** Whose the session is: the hash of its owner token, kept in its artifact so that it outlives this distributor. */
+  readonly owner: string | undefined;
   lastAcceptedOpId: number;
   completedOpId: number;
   /** With session replication: batches accepted and not yet reported processed, by first operation id. */
@@ -51,6 +55,7 @@ export class FeedingSession {
     this.object = init.object;
     this.callback = init.callback;
     this.callbacks = init.callbacks;
+    this.owner = init.owner;
     this.lastAcceptedOpId = init.lastAcceptedOpId;
     this.completedOpId = init.completedOpId;
     this.store = init.store;
@@ -62,7 +67,7 @@ export class FeedingSession {
     let accepted = this.lastAcceptedOpId;
     // a batch being accepted counts as accepted in the artifact: it is in it, so a new home sends it on
     for (const b of this.inFlight.values()) if (b.last > accepted) accepted = b.last;
-    return { id: this.id, collection: this.collection, callback: this.callback, guarantees: [], lastAcceptedOpId: accepted, completedOpId: this.completedOpId, inFlight: [...this.inFlight.values()] };
+    return { id: this.id, collection: this.collection, callback: this.callback, owner: this.owner, guarantees: [], lastAcceptedOpId: accepted, completedOpId: this.completedOpId, inFlight: [...this.inFlight.values()] };
   }
 
   save(): Promise<void> {

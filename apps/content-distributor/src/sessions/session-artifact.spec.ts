@@ -10,6 +10,7 @@ import {
   encodeBatch,
   encodeSessionArtifact,
   encodeSessionArtifactV1,
+  encodeSessionArtifactV2,
   SessionArtifactError,
   withBatches,
   type SessionArtifact,
@@ -35,6 +36,18 @@ describe('session artifact codec', () => {
   it('round trip - a session without callback and without batches in flight', () => {
     const s: SessionArtifact = { id: 7, collection: 'web', callback: undefined, guarantees: ['x'], lastAcceptedOpId: -1, completedOpId: 0, inFlight: [] };
     expect(decodeSessionArtifact(encodeSessionArtifact(s))).toEqual(s);
+  });
+
+  it('round trip - the owner (the SHA-256 of the client\'s owner token) goes with the session to its replicas', () => {
+    const s: SessionArtifact = { id: 8, collection: 'web', callback, owner: 'ab'.repeat(32), guarantees: [], lastAcceptedOpId: 10, completedOpId: 5, inFlight: [] };
+    expect(decodeSessionArtifact(encodeSessionArtifact(s))).toEqual(s);
+  });
+
+  it('format 2 (no owner) is still read: a session without an owner', () => {
+    const s: SessionArtifact = { id: 9, collection: 'web', callback, owner: 'ab'.repeat(32), guarantees: [], lastAcceptedOpId: 10, completedOpId: 5, inFlight: [] };
+    const back = decodeSessionArtifact(encodeSessionArtifactV2(s));
+    expect(back).toMatchObject({ id: 9, collection: 'web', lastAcceptedOpId: 10, completedOpId: 5 });
+    expect(back.owner).toBeUndefined();
   });
 
   it('a batch in flight is a child artifact: its id names the session and the ids, its body is the batch', () => {
@@ -81,6 +94,9 @@ describe('session artifact codec', () => {
   it('decode - garbage, another format version and malformed fields raise SessionArtifactError', () => {
     expect(() => decodeSessionArtifact(new Uint8Array([0xc1]))).toThrow(SessionArtifactError);
     expect(() => decodeSessionArtifact(encodeCheetah([3, 1, 'c', null, [], 0, 0]))).toThrow(/unknown format/);
+    expect(() => decodeSessionArtifact(encodeCheetah([4, 1, 'c', null, [], 0, 0, null]))).toThrow(/unknown format/);
+    expect(() => decodeSessionArtifact(encodeCheetah([3, 1, 'c', null, [], 0, 0, 'not-a-hash']))).toThrow(/owner/);
+    expect(() => decodeSessionArtifact(encodeCheetah([3, 1, 'c', null, [], 0, 0, 7]))).toThrow(/owner/);
     expect(() => decodeSessionArtifact(encodeCheetah([2, 1, 'c', null, [], 0, 0, []]))).toThrow(/unknown format/);
     expect(() => decodeSessionArtifact(encodeCheetah([2, 'one', 'c', null, [], 0, 0]))).toThrow(/malformed header/);
     expect(() => decodeSessionArtifact(encodeCheetah([1, 'one', 'c', null, [], 0, 0, []]))).toThrow(/malformed header/);

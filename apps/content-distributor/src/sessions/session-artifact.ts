@@ -5,8 +5,8 @@ import type { Aor } from '@esp/interfaces';
  * A feeding session as SSR artifacts: what a distributor needs to carry a session on after the distributor that held
  * it died, without the client sending again anything it was told was accepted.
  *
- * A tree (SSR 2.4.2.4): the session itself (`feeding-session-<id>`: collection, callback, operation ids; a few hundred
- * bytes) and one child per batch in flight (`feeding-session-<id>/batch-<first>-<last>`, its body the batch as the
+ * A tree (SSR 2.4.2.4): the session itself (`feeding-session-<id>`: collection, callback, operation ids, the hash of
+ * its owner token; a few hundred bytes) and one child per batch in flight (`feeding-session-<id>/batch-<first>-<last>`, its body the batch as the
  * client sent it), kept from the moment the distributor accepts the batch until the item processor reports it
  * `processed` (it has handed it to the indexer, whose journal owns it from then on). A batch is written once, when it
  * is accepted, and removed once; the session's own artifact changes without carrying the batches. (Format 1 kept the
@@ -29,6 +29,11 @@ export interface SessionArtifact {
   collection: string;
   /** The content client's operation_callback (the indexer's finals go there after a recreate). */
   callback: Aor | undefined;
+  /**
+   * SHA-256 (hex) of the owner token given at creation (./session-owner); undefined: opened without one (or saved in
+   * format 1 or 2, before there were owners).
+   */
+  owner?: string | undefined;
   /** Guarantees asked at creation (kept as given; no guarantee is implemented beyond the default ones). */
   guarantees: string[];
   /** Highest operation id accepted (acknowledged or about to be): a copy with an id at or below it is refused. */
@@ -38,8 +43,13 @@ export interface SessionArtifact {
   inFlight: InFlightBatch[];
 }
 
-/** Format version of the session's body (2: batches as children); a reader refuses an unknown one rather than guess. */
-const FORMAT = 2;
+/**
+ * Format version of the session's body (3: format 2 and the owner's hash last); a reader refuses an unknown one
+ * rather than guess.
+ */
+const FORMAT = 3;
+/** Format 2: batches as children, no owner. Read, no longer written. */
+const FORMAT_NO_OWNER = 2;
 /** Format 1: the batches in flight inside the session's body. Read, no longer written. */
 const FORMAT_WITH_BATCHES = 1;
 
@@ -86,7 +96,12 @@ export function decodeBatch(b: InFlightBatch): OperationSet {
 
 /** The session's own artifact: everything but the batches in flight, which are its children. */
 export function encodeSessionArtifact(s: Omit<SessionArtifact, 'inFlight'>): Uint8Array {
-  return encodeCheetah([FORMAT, s.id, s.collection, s.callback ?? null, s.guarantees, s.lastAcceptedOpId, s.completedOpId]);
+  return encodeCheetah([FORMAT, s.id, s.collection, s.callback ?? null, s.guarantees, s.lastAcceptedOpId, s.completedOpId, s.owner ?? null]);
+}
+
+/** Format 2, as earlier versions wrote it (tests of the reader). */
+export function encodeSessionArtifactV2(s: Omit<SessionArtifact, 'inFlight'>): Uint8Array {
+  return encodeCheetah([FORMAT_NO_OWNER, s.id, s.collection, s.callback ?? null, s.guarantees, s.lastAcceptedOpId, s.completedOpId]);
 }
 
 /** Format 1, as earlier versions wrote it (tests of the reader). */
@@ -105,9 +120,13 @@ export function decodeSessionArtifact(body: Uint8Array): SessionArtifact {
   } catch (err) {
     throw new SessionArtifactError('undecodable session artifact', { cause: err });
   }
-  const known = Array.isArray(v) && ((v.length === 7 && v[0] === FORMAT) || (v.length === 8 && v[0] === FORMAT_WITH_BATCHES));
+  const format = Array.isArray(v) ? v[0] : undefined;
+  const known = Array.isArray(v) && ((v.length === 8 && format === FORMAT) || (v.length === 7 && format === FORMAT_NO_OWNER) || (v.length === 8 && format === FORMAT_WITH_BATCHES));
   if (!known) throw new SessionArtifactError(`session artifact of an unknown format (${Array.isArray(v) ? String(v[0]) : typeof v})`);
-  const [, id, collection, callback, guarantees, lastAccepted, completed, inFlight = []] = v as unknown[];
+  const [, id, collection, callback, guarantees, lastAccepted, completed, last] = v as unknown[];
+  const inFlight = format === FORMAT_WITH_BATCHES ? last : [];
+  const owner = format === FORMAT ? last : null;
+  if (owner !== null && (typeof owner !== 'string' || !/^[0-9a-f]{64}$/.test(owner))) throw new SessionArtifactError('session artifact: owner is not a SHA-256 (hex)');
   if (typeof id !== 'number' || typeof collection !== 'string' || typeof lastAccepted !== 'number' || typeof completed !== 'number') {
     throw new SessionArtifactError('session artifact with a malformed header');
   }
@@ -118,7 +137,16 @@ export function decodeSessionArtifact(body: Uint8Array): SessionArtifact {
     if (!Array.isArray(b) || typeof b[0] !== 'number' || typeof b[1] !== 'number' || !(b[2] instanceof Uint8Array)) throw new SessionArtifactError('session artifact: malformed in-flight batch');
     return { first: b[0], last: b[1], bytes: b[2] };
   });
-  return { id, collection, callback: (callback as Aor | null) ?? undefined, guarantees: guarantees as string[], lastAcceptedOpId: lastAccepted, completedOpId: completed, inFlight: batches };
+  return {
+    id,
+    collection,
+    callback: (callback as Aor | null) ?? undefined,
+    owner: owner ?? undefined,
+    guarantees: guarantees as string[],
+    lastAcceptedOpId: lastAccepted,
+    completedOpId: completed,
+    inFlight: batches,
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   coreSessionFactoryInterface,
   EXTERNAL_SESSION_PORT_OFFSET,
@@ -21,6 +22,7 @@ import { FeedingSession } from './feeding-session';
 import { Redispatch } from './redispatch';
 import { batchesToRedispatch, decodeSessionArtifact } from './session-artifact';
 import type { SessionDirectory } from './session-directory';
+import { assertOwner, INTERNAL, ownerOf, type SessionCaller } from './session-owner';
 import { createSessionStore, type SessionReplicationOptions } from './session-replication';
 import type { SessionStore } from './session-store';
 
@@ -70,10 +72,15 @@ export class SessionHost {
     return this.redispatch.counters;
   }
 
-  /** One open at a time per session id: a client's re-open and the session's replica timer may race for it. */
-  open(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate = false): Promise<Aor> {
+  /**
+   * One open at a time per session id: a client's re-open and the session's replica timer may race for it. An
+   * existing session (held here or saved in SSR) is opened again only for the caller that proves it created it
+   * (./session-owner); for anyone else SessionNotOwned, and the session, its callback and its batches stay as they
+   * were. `recreate`: the indexer's recreate (MS-FSCDFT 3.5.4.3) rather than its create.
+   */
+  open(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller & { recreate?: boolean }): Promise<Aor> {
     const prev = this.opening.get(id) ?? Promise.resolve(undefined as unknown as Aor);
-    const next = prev.catch(() => undefined).then(() => this.openNow(id, collection, callback, external, recreate));
+    const next = prev.catch(() => undefined).then(() => this.openNow(id, collection, callback, external, caller, caller.recreate === true));
     this.opening.set(id, next);
     void next.catch(() => undefined).finally(() => {
       if (this.opening.get(id) === next) this.opening.delete(id);
@@ -81,7 +88,7 @@ export class SessionHost {
     return next;
   }
 
-  private async openNow(id: number, collection: string, callback: Aor | undefined, external: boolean, recreate: boolean): Promise<Aor> {
+  private async openNow(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller, recreate: boolean): Promise<Aor> {
     const { mw, log, sessions, collections } = this.o;
     if (!(await collections.has(collection))) {
       throw new UnknownCollection(`collection "${collection}" is not configured (known: ${collections.names().join(', ') || 'none'})`, { collection });
@@ -89,6 +96,7 @@ export class SessionHost {
     if (this.stopping) throw new ShuttingDown('content distributor is shutting down');
     const existing = sessions.get(id);
     if (existing) {
+      this.checkOwner(id, existing.owner, caller);
       if (existing.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${existing.collection}"`, { session: id });
       if (callback && existing.callbacks?.callback.object_id !== callback.object_id) {
         void existing.callbacks?.close();
@@ -101,6 +109,7 @@ export class SessionHost {
     // with session replication: the session may have lived on a distributor that died; its artifact (here, on a
     // replica, or on another instance) is reactivated here by a load request (SSR 2.13, lazy reactivation)
     const saved = this.store ? await this.store.load(id) : undefined;
+    if (saved) this.checkOwner(id, saved.owner, caller);
     if (saved && saved.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${saved.collection}"`, { session: id });
     const { proxy: factory } = await mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
     const clientCallback = callback ?? saved?.callback;
@@ -110,7 +119,10 @@ export class SessionHost {
     // session is a recreate: the indexer's outbox then delivers the finals it still owes to the client's callback.
     const coreSession = recreate || saved ? await factory.recreate(id, collection, sink) : await factory.create(id, collection, sink);
     const port = this.o.basePort + (external ? EXTERNAL_SESSION_PORT_OFFSET : INTERNAL_PORT_OFFSET);
-    const object = await mw.activate(processingSessionInterface, this.sessionObject(id), { object_id: `session_${this.o.nodeId}_${id}`, port, name: '' });
+    // the object id ends in 96 random bits: its proxy, which create_session gives to the owner alone, is the only way
+    // to its process and close (a client that only knows the session's id cannot guess it)
+    const objectId = `session_${this.o.nodeId}_${id}_${randomBytes(12).toString('base64url')}`;
+    const object = await mw.activate(processingSessionInterface, this.sessionObject(id), { object_id: objectId, port, name: '' });
     const session = new FeedingSession({
       id,
       collection,
@@ -118,6 +130,8 @@ export class SessionHost {
       object,
       callback: clientCallback,
       callbacks: clientCallback ? clientCallbacks(mw, clientCallback, log.child({ session: id })) : undefined,
+      // a reactivated session stays its creator's; a new one is the caller's
+      owner: saved ? saved.owner : ownerOf(caller),
       lastAcceptedOpId: saved?.lastAcceptedOpId ?? -1,
       completedOpId: saved?.completedOpId ?? 0,
       store: this.store,
@@ -151,6 +165,16 @@ export class SessionHost {
     return session.object.aor;
   }
 
+  /** SessionNotOwned unless the caller opened the session; a refusal is logged (an attempt on someone's session). */
+  private checkOwner(id: number, owner: string | undefined, caller: SessionCaller): void {
+    try {
+      assertOwner(id, owner, caller);
+    } catch (err) {
+      this.o.log.warn({ session: id, err: (err as Error).message }, 'session call refused: the caller is not its owner');
+      throw err;
+    }
+  }
+
   /** The processing_session object of session `id` (MS-FSDPD 3.3). */
   private sessionObject(id: number) {
     const held = (): FeedingSession => {
@@ -168,10 +192,12 @@ export class SessionHost {
     };
   }
 
-  async destroy(id: number): Promise<void> {
+  /** Destroys session `id` if it is held here: for its owner (destroy_session), or for the distributor itself. */
+  async destroy(id: number, caller: SessionCaller = INTERNAL): Promise<void> {
     const { mw, log, sessions } = this.o;
     const s = sessions.get(id);
     if (!s) return;
+    this.checkOwner(id, s.owner, caller);
     sessions.remove(s);
     s.close();
     await this.store?.remove(id);
@@ -212,7 +238,7 @@ export class SessionHost {
     if (this.stopping) return;
     try {
       const art = decodeSessionArtifact(a.body);
-      await this.open(id, art.collection, undefined, false, true);
+      await this.open(id, art.collection, undefined, false, { ...INTERNAL, recreate: true });
     } catch (err) {
       this.o.log.warn({ session: id, err: (err as Error).message }, 'session timer: reactivation failed; the next call or timer tries again');
     }

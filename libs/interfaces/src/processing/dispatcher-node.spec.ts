@@ -2,7 +2,7 @@ import { FeedingPriority, Guarantee, GuaranteeSet } from '@esp/codecs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { type Aor } from '../aor';
 import { type ProxyOf, validateArgs, validateResult } from '../define-interface';
-import { UnknownCollection, UnsupportedGuaranteeSet, userExceptionFromWire } from '../user-exceptions';
+import { SessionNotOwned, UnknownCollection, UnsupportedGuaranteeSet, userExceptionFromWire } from '../user-exceptions';
 import { EXTERNAL_SESSION_PORT_OFFSET } from './constants';
 import { dispatcherNodeInterface as dn, OPERATION_CALLBACK_TYPE, PROCESSING_SESSION_TYPE } from './dispatcher-node';
 import { aor, BASE_PORT, failure, noGuarantees, overTheWire, priorityGuarantees, signatureOf } from './spec-fixtures';
@@ -22,21 +22,34 @@ const callback = aor(OPERATION_CALLBACK_TYPE, { name: '', host: 'client.example.
 const session = aor(PROCESSING_SESSION_TYPE, { name: '', port: BASE_PORT + EXTERNAL_SESSION_PORT_OFFSET, interface_version: '5.1' });
 
 describe('processing::dispatcher_node', () => {
-  it('is version 5.1 with the seven methods and parameters of the spec, in order', () => {
+  it('is version 5.1 with the seven methods and parameters of the spec, in order; ours: an optional owner_token last on the session methods', () => {
     expect(dn.type).toBe('processing::dispatcher_node');
     expect(dn.version).toBe('5.1');
-    expect(signatureOf(dn)).toEqual(SPEC);
+    const OURS = ['create_session', 'create', 'recreate', 'destroy_session'];
+    expect(signatureOf(dn)).toEqual(SPEC.map(([m, p]) => [m, OURS.includes(m) ? [...p, 'owner_token'] : p]));
   });
 
-  it('session creation raises unknown_collection and core::unsupported_guarantee_set (MS-FSCDFT 3.5.4.1-3.5.4.3)', () => {
+  it('session creation raises unknown_collection and core::unsupported_guarantee_set (MS-FSCDFT 3.5.4.1-3.5.4.3), and ours, session_not_owned', () => {
     for (const name of ['create_session', 'create', 'recreate'] as const) {
-      expect([...(dn.methods[name].raises ?? [])].sort()).toEqual(['unknown_collection', 'unsupported_guarantee_set']);
+      expect([...(dn.methods[name].raises ?? [])].sort()).toEqual(['session_not_owned', 'unknown_collection', 'unsupported_guarantee_set']);
     }
     expect(userExceptionFromWire('unknown_collection', 'no such collection: x')).toBeInstanceOf(UnknownCollection);
     expect(userExceptionFromWire('unsupported_guarantee_set', 'x')).toBeInstanceOf(UnsupportedGuaranteeSet);
-    for (const name of ['destroy_session', 'remove_sessions', 'get_sessions', 'get_load'] as const) {
+    expect(userExceptionFromWire('session_not_owned', 'x')).toBeInstanceOf(SessionNotOwned);
+    expect(dn.methods.destroy_session.raises).toEqual(['session_not_owned']);
+    for (const name of ['remove_sessions', 'get_sessions', 'get_load'] as const) {
       expect(dn.methods[name].raises ?? []).toEqual([]);
     }
+  });
+
+  it('owner_token: optional (the spec signature still validates), nil taken as none, at least 16 characters', () => {
+    const token = 'k'.repeat(43);
+    expect(validateArgs(dn.methods.create_session, [1, 'news', callback, noGuarantees(), 0])).toMatchObject({ ok: true });
+    expect(validateArgs(dn.methods.create_session, [1, 'news', callback, noGuarantees(), 0, token])).toMatchObject({ ok: true, args: [1, 'news', callback, noGuarantees(), 0, token] });
+    expect(validateArgs(dn.methods.recreate, overTheWire([1, 'news', noGuarantees(), 0, false, null]))).toMatchObject({ ok: true, args: [1, 'news', noGuarantees(), 0, false, undefined] });
+    expect(validateArgs(dn.methods.destroy_session, [1, token])).toEqual({ ok: true, args: [1, token] });
+    expect(failure(dn.methods.create, [1, 'news', noGuarantees(), 0, false, 'short'])).toEqual({ argument: 'owner_token', reason: expect.stringMatching(/16/) });
+    expect(failure(dn.methods.destroy_session, [1, 42])).toEqual({ argument: 'owner_token', reason: expect.stringMatching(/string/) });
   });
 
   describe('good arguments validate, with real entities, before and after a msgpack round trip', () => {
@@ -55,7 +68,9 @@ describe('processing::dispatcher_node', () => {
       const local = validateArgs(dn.methods[name], args);
       expect(local.ok).toBe(true);
       const wire = validateArgs(dn.methods[name], overTheWire(args));
-      expect(wire).toEqual({ ok: true, args: overTheWire(args) });
+      // an owner_token left out arrives as undefined
+      const unsent = dn.methods[name].params.length - args.length;
+      expect(wire).toEqual({ ok: true, args: [...overTheWire(args), ...Array<undefined>(unsent).fill(undefined)] });
       if (wire.ok && name === 'create_session') expect(wire.args[3]).toBeInstanceOf(GuaranteeSet);
     });
   });
@@ -121,7 +136,7 @@ describe('processing::dispatcher_node', () => {
     expectTypeOf<ProxyOf<typeof dn>['create']>().returns.toEqualTypeOf<Promise<Aor>>();
     expectTypeOf<ProxyOf<typeof dn>['get_sessions']>().toEqualTypeOf<() => Promise<number[]>>();
     expectTypeOf<Parameters<ProxyOf<typeof dn>['create_session']>>().toEqualTypeOf<
-      [id: number, collection: string, callback: Aor, guarantees: GuaranteeSet, priority: number]
+      [id: number, collection: string, callback: Aor, guarantees: GuaranteeSet, priority: number, arg?: string | undefined]
     >();
   });
 });

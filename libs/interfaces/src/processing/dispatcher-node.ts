@@ -22,7 +22,22 @@ export const sessionIdSchema = nonNegativeLong;
 /** `typedef sequence<long> session_list` (MS-FSCDFT appendix A): session ids. */
 export const sessionListSchema = z.array(sessionIdSchema);
 
-const sessionRaises = ['unsupported_guarantee_set', 'unknown_collection'] as const;
+/**
+ * Ours, not the spec's: the secret that makes a session its client's (docs/decisions/0013-session-ownership.md).
+ * The client draws it (crypto random) before its first create_session and sends it, as an optional last argument,
+ * with every create_session / create / recreate / destroy_session of that id; a call on an existing session without
+ * it, or with another, raises session_not_owned. At least 16 characters (a client sends 43: 32 random bytes in
+ * base64url); the distributors keep only its SHA-256.
+ */
+export const sessionOwnerTokenSchema = z
+  .string()
+  .min(16, 'owner_token: at least 16 characters')
+  .max(256)
+  .nullish()
+  // a client in another language may send nil for "none"
+  .transform((v) => v ?? undefined);
+
+const sessionRaises = ['unsupported_guarantee_set', 'unknown_collection', 'session_not_owned'] as const;
 
 /**
  * `processing::dispatcher_node` 5.1: served by every content distributor (master and backups) under
@@ -31,6 +46,11 @@ const sessionRaises = ['unsupported_guarantee_set', 'unknown_collection'] as con
  * Raises: `processing::unknown_collection { string what; }` (MS-FSCDFT 2.2.4; the field is `message` in appendix A)
  * and `core::unsupported_guarantee_set { string what; }` (2.2.5). Their one string field is the message of the
  * UnknownCollection / UnsupportedGuaranteeSet user exception.
+ *
+ * Ours: create_session, create, recreate and destroy_session take an optional last argument, `owner_token`
+ * (sessionOwnerTokenSchema), which a caller of the spec's signature does not send; with it they raise
+ * `session_not_owned` (SessionNotOwned). get_sessions and remove_sessions are for the distributors: the bus lets no
+ * other role call a dispatcher_node.
  *
  * The method table of 3.5.4 lists `get_session`; the method's own section (3.5.4.6) and appendix A say
  * `get_sessions`, which is used here.
@@ -47,6 +67,7 @@ export const dispatcherNodeInterface = defineInterface({
         ['callback', operationCallbackAorSchema],
         ['guarantees', sessionGuaranteesSchema],
         ['priority', zeroPriority],
+        ['owner_token', sessionOwnerTokenSchema],
       ],
       returns: processingSessionAorSchema,
       raises: sessionRaises,
@@ -61,6 +82,7 @@ export const dispatcherNodeInterface = defineInterface({
         ['guarantees', sessionGuaranteesSchema],
         ['priority', zeroPriority],
         ['external_client', z.boolean()],
+        ['owner_token', sessionOwnerTokenSchema],
       ],
       returns: processingSessionAorSchema,
       raises: sessionRaises,
@@ -75,6 +97,7 @@ export const dispatcherNodeInterface = defineInterface({
         ['guarantees', sessionGuaranteesSchema],
         ['priority', zeroPriority],
         ['external_client', z.boolean()],
+        ['owner_token', sessionOwnerTokenSchema],
       ],
       returns: processingSessionAorSchema,
       raises: sessionRaises,
@@ -83,8 +106,12 @@ export const dispatcherNodeInterface = defineInterface({
         "(via the indexing dispatcher's session_factory::recreate).",
     }),
     destroy_session: method({
-      params: [['id', sessionIdSchema]],
+      params: [
+        ['id', sessionIdSchema],
+        ['owner_token', sessionOwnerTokenSchema],
+      ],
       returns: voidResult,
+      raises: ['session_not_owned'],
       doc:
         'MS-FSCDFT 3.5.4.4: remove session id from the session holder and close it at the indexing dispatcher ' +
         '(session_factory::close).',

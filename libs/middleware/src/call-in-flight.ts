@@ -1,0 +1,113 @@
+import type { NatsConnection, Msg } from '@nats-io/transport-node';
+import { errors } from '@nats-io/transport-node';
+import type { CallContext } from './client-proxy';
+import { CallAbandoned, ObjectNotExist, TransportError } from './system-exceptions';
+import { encodeRequest } from './wire-envelope';
+
+/**
+ * A call waiting for its reply, and what ends it before its deadline:
+ * - the connection drops (TransportError, data.in_flight: the server may or may not have got it);
+ * - the caller abandons it (CallAbandoned);
+ * - the server's process is gone: while the call waits, its object is pinged every watchMs, and no responders twice
+ *   in a row (a moment apart, so that a server reconnecting is not taken for a dead one) fails it with
+ *   ObjectNotExist (data.in_flight). A server that is slow, or stopped, still answers no-responders with silence:
+ *   that call waits for its deadline as before.
+ * The request itself goes on in nats.js until its deadline; a reply that comes after all is dropped there.
+ */
+export const SETTLE_RETRY_MS = 100;
+/** Between the two no-responders pings that prove a server's process gone. */
+const CONFIRM_GONE_MS = 200;
+const DEFAULT_WATCH_MS = 1_000;
+
+export function waitUntil(p: Promise<void>, ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]).finally(() => clearTimeout(timer));
+}
+
+export interface CallName {
+  method: string;
+  interfaceType: string;
+  interfaceVersion: string;
+}
+
+export function requestEndingEarly(nc: NatsConnection, subject: string, bytes: Uint8Array, call: CallName, ctx: CallContext): Promise<Msg> {
+  const { method } = call;
+  const bus = ctx.bus;
+  return new Promise<Msg>((resolve, reject) => {
+    let settled = false;
+    const cleanups: (() => void)[] = [];
+    const end = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      for (const c of cleanups) c();
+      return true;
+    };
+    const fail = (err: Error): void => {
+      if (end()) reject(err);
+    };
+    // only a call sent while the connection is up can be cut by its drop; one sent while it is down waits in the
+    // client's buffer and goes out at the reconnect
+    if (bus?.current === 'up') {
+      cleanups.push(bus.track({ fail: (why) => fail(new TransportError(`${method}: ${why.message}; the server may or may not have got it`, { subject, in_flight: true }, { cause: why })) }));
+    }
+    if (ctx.signal) {
+      const onAbort = (): void => fail(abandoned(method, subject, ctx.signal));
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      cleanups.push(() => ctx.signal?.removeEventListener('abort', onAbort));
+    }
+    const watchMs = ctx.watchMs ?? (bus ? DEFAULT_WATCH_MS : 0);
+    if (bus && watchMs > 0 && method !== '__ping') {
+      const stop = watchServer(nc, subject, call, watchMs, bus, () =>
+        fail(new ObjectNotExist(`${method}: the object at ${subject} went away while the call was in flight (no responders); it may or may not have done the work`, { subject, in_flight: true })),
+      );
+      cleanups.push(stop);
+    }
+    nc.request(subject, bytes, { timeout: ctx.timeoutMs }).then(
+      (m) => {
+        if (end()) resolve(m);
+      },
+      (err: unknown) => fail(err as Error),
+    );
+  });
+}
+
+/** Pings the server's object while a call waits; `onGone` when it has no responders twice in a row. Returns the stop. */
+function watchServer(nc: NatsConnection, subject: string, call: CallName, watchMs: number, bus: NonNullable<CallContext['bus']>, onGone: () => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const ping = encodeRequest({ interfaceType: call.interfaceType, interfaceVersion: call.interfaceVersion, method: '__ping', args: [], timeoutMs: watchMs });
+  const noResponders = async (): Promise<boolean> => {
+    // a server reconnecting after an outage of ours, or of its own, has no responders for a moment: not proof
+    if (bus.current !== 'up' || bus.settling()) return false;
+    try {
+      await nc.request(subject, ping, { timeout: watchMs });
+      return false;
+    } catch (err) {
+      return (err instanceof errors.RequestError && err.isNoResponders()) || err instanceof errors.NoRespondersError;
+    }
+  };
+  const tick = async (): Promise<void> => {
+    timer = undefined;
+    if (stopped) return;
+    if ((await noResponders()) && !stopped) {
+      await new Promise((r) => setTimeout(r, CONFIRM_GONE_MS));
+      if (!stopped && (await noResponders()) && !stopped) {
+        onGone();
+        return;
+      }
+    }
+    if (!stopped) timer = setTimeout(() => void tick(), watchMs);
+  };
+  timer = setTimeout(() => void tick(), watchMs);
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}
+
+export function abandoned(method: string, subject: string, signal: AbortSignal | undefined): CallAbandoned {
+  const reason = signal?.reason instanceof Error ? signal.reason.message : String(signal?.reason ?? 'abandoned');
+  return new CallAbandoned(`${method}: call to ${subject} abandoned: ${reason}`, { subject });
+}
+
