@@ -131,7 +131,9 @@ export class ElectionDriver {
           const b = await mw.names.resolve(DISPATCHER_NAME, sessionFactoryInterface.type, sessionFactoryInterface.version);
           this.seen.set(b.revision, b.aor);
           if (this.seen.size > 64) this.seen.delete(this.seen.keys().next().value as number);
-          return { kind: 'resolved', binding: { revision: b.revision, own: sameObject(b.aor, this.o.sessionFactory) } };
+          const own = sameObject(b.aor, this.o.sessionFactory);
+          if (a.kind === 'check-own' && own) await this.keepMasterDispatcherBound();
+          return { kind: 'resolved', binding: { revision: b.revision, own } };
         } catch (err) {
           if (err instanceof ResolveException) return { kind: 'resolved', binding: null };
           throw err;
@@ -164,6 +166,29 @@ export class ElectionDriver {
         await proxy.register_dispatcher(this.o.nodeId);
         return { kind: 'registered' };
       }
+    }
+  }
+
+  /**
+   * The master's check looks at its master_dispatcher binding too: removed, or replaced by a value that is not a
+   * binding (written around the name server), it leaves item processors and dispatcher nodes unable to find the
+   * master, and the session_factory check alone would never notice. Bound again here. A binding of another object
+   * is left alone: session_factory decides who is master, and a master that lost it steps down at this check.
+   */
+  private async keepMasterDispatcherBound(): Promise<void> {
+    const { mw, log } = this.o;
+    try {
+      await mw.names.resolve(DISPATCHER_NAME, masterDispatcherInterface.type, masterDispatcherInterface.version);
+      return;
+    } catch (err) {
+      if (!(err instanceof ResolveException)) return; // the name server did not answer: the next check asks again
+    }
+    try {
+      const { revision } = await mw.names.bind(DISPATCHER_NAME, this.o.masterDispatcher);
+      this.masterBindings = [...this.masterBindings.filter((b) => b.type !== masterDispatcherInterface.type), { type: masterDispatcherInterface.type, revision }];
+      log.warn({ revision }, 'the master_dispatcher binding was gone; bound it again');
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'could not bind master_dispatcher again');
     }
   }
 

@@ -11,6 +11,7 @@ export { ServerObject, type ServerObjectOptions } from './server-object';
 export { type ProxyOptions } from './client-proxy';
 export { BusState, type BusCondition, type BusStateEvents } from './bus-state';
 export { NameServerClient } from './name-server-client';
+export { bindingKey, parseBindingKey } from './name-key';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
 export { serveNameServer } from './name-server-host';
 export { bindOrTakeOver, NameHeld, NameContended, type BindOrTakeOverOptions } from './bind-or-take-over';

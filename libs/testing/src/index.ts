@@ -15,6 +15,7 @@ export { ContainerEngineUnavailableError, containerEngine, dockerEngineAvailable
 export { findNatsServerBinary, requireNatsServerBinary, NatsServerUnavailableError } from './nats-binary';
 export { startNats, type TestNats } from './start-nats';
 export { waitFor } from './wait-for';
+export { reservePorts } from './free-ports';
 export { ChildService, type ChildServiceOptions } from './child-service';
 export { LocalWebSites, type LocalWebSitesOptions } from './local-web-sites';
 export { BIG_PAGE_BYTES, EXTRAS_CRAWL_DELAY_SECONDS } from './local-web-site-extras';

@@ -54,6 +54,43 @@ function freePort(): Promise<number> {
   });
 }
 
+/** nats-server could not listen on its port: something else holds it. */
+export class NatsPortInUse extends Error {
+  override name = 'NatsPortInUse';
+  readonly code = 'nats_port_in_use';
+}
+
+/**
+ * Starts nats-server on 127.0.0.1:`port` and resolves once it says it is ready. Its own words, not a connect to the
+ * port: another server that took the port first (a second stack starting at the same moment) answers there too, and
+ * must not be taken for ours.
+ */
+export async function startNatsServer(bin: string, args: string[], port: number, dataDir: string, timeoutMs = 10_000): Promise<ChildProcess> {
+  // own process group: a Ctrl-C in the terminal must not stop NATS before the apps have drained (the launcher stops it last)
+  const child = spawn(bin, [...args, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`nats-server did not start listening on 127.0.0.1:${port}: ${stderr.trim()}`));
+    }, timeoutMs);
+    child.stderr?.on('data', (d: Buffer) => {
+      const text = stderr + d.toString();
+      stderr = text.slice(-2000);
+      if (text.includes('Server is ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      const message = `nats-server exited at start: ${stderr.trim()}`;
+      reject(/address already in use/.test(stderr) ? new NatsPortInUse(message) : new Error(message));
+    });
+  });
+  return child;
+}
+
 /**
  * Where the stack's NATS is: NATS_URL if set; else, unless `secured`, a server already on 127.0.0.1:4222; else a
  * nats-server we start with JetStream in dataDir (kept across runs, so bindings and data survive a restart of the
@@ -68,17 +105,14 @@ export async function ensureNats(env: NodeJS.ProcessEnv, dataDir: string, secure
   const bin = findNatsServer(env);
   if (!bin) throw new Error(INSTALL_HINT);
   mkdirSync(dataDir, { recursive: true });
-  const port = taken ? await freePort() : 4222;
   const config = secured ? ['-c', secured(natsServerVersion(bin))] : [];
-  // own process group: a Ctrl-C in the terminal must not stop NATS before the apps have drained (the launcher stops it last)
-  const child = spawn(bin, [...config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited at start: ${stderr.trim()}`);
-    if (await reachable('127.0.0.1', port)) return { url: `nats://127.0.0.1:${port}`, started: child, source: 'started' };
-    await new Promise((r) => setTimeout(r, 100));
+  let port = taken ? await freePort() : 4222;
+  try {
+    return { url: `nats://127.0.0.1:${port}`, started: await startNatsServer(bin, config, port, dataDir), source: 'started' };
+  } catch (err) {
+    // 4222 was free when we looked and taken when the server bound it: another stack started at the same moment
+    if (!(err instanceof NatsPortInUse) || taken) throw err;
+    port = await freePort();
+    return { url: `nats://127.0.0.1:${port}`, started: await startNatsServer(bin, config, port, dataDir), source: 'started' };
   }
-  child.kill('SIGKILL');
-  throw new Error(`nats-server did not start listening on 127.0.0.1:${port}: ${stderr.trim()}`);
 }

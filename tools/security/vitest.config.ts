@@ -1,0 +1,3 @@
+import { projectConfig } from '../../vitest.preset';
+
+export default projectConfig();
