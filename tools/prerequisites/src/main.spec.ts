@@ -27,10 +27,14 @@ const pythonWithoutZmq = join(dir, 'python-without-zmq');
 writeFileSync(pythonWithoutZmq, '#!/bin/sh\necho "ModuleNotFoundError: No module named zmq" >&2\nexit 1\n');
 chmodSync(pythonWithoutZmq, 0o755);
 
+const fakeTshark = join(dir, 'tshark');
+writeFileSync(fakeTshark, '#!/bin/sh\nexit 0\n');
+chmodSync(fakeTshark, 0o755);
+
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function check(env: NodeJS.ProcessEnv): { status: number | null; lines: string[] } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY], { cwd: ROOT, env: { ESP_TEST_TSHARK: fakeTshark, ...env }, encoding: 'utf8', timeout: 30_000 });
   return { status: r.status, lines: r.stderr.split('\n').filter(Boolean) };
 }
 
@@ -40,6 +44,12 @@ describe('check-prerequisites as npm test runs it', () => {
     expect(status).toBe(1);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^npm test needs nats-server \(apt-get install -y nats-server\)/);
+  });
+
+  it('no tshark - the one line names tshark and how to install it', () => {
+    const { status, lines } = check({ PATH: emptyPath, NATS_SERVER_BIN: fakeNats, ESP_TEST_PYTHON: pythonWithZmq, ESP_TEST_TSHARK: notExecutable });
+    expect(status).toBe(1);
+    expect(lines).toEqual(['npm test needs tshark (apt-get install -y tshark)']);
   });
 
   it('no python3-zmq - the one line names python3-zmq and how to install it', () => {

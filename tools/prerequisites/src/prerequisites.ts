@@ -25,8 +25,14 @@ export function pythonZmqPresent(python = TEST_PYTHON): boolean {
   return spawnSync(python, ['-c', 'import zmq'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
 }
 
+/** tshark, which the TLS capture test (tools/security) runs on the stack's NATS port (ESP_TEST_TSHARK: the check's own tests). */
+export function tsharkPresent(env: NodeJS.ProcessEnv): boolean {
+  return spawnSync(env['ESP_TEST_TSHARK'] || 'tshark', ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+}
+
 export const PREREQUISITES: readonly Prerequisite[] = [
   { name: 'nats-server', install: 'apt-get install -y nats-server', present: natsServerPresent },
+  { name: 'tshark', install: 'apt-get install -y tshark', present: tsharkPresent },
   { name: `python3-zmq for ${TEST_PYTHON}`, install: 'apt-get install -y python3-zmq', present: (env) => pythonZmqPresent(testPython(env)) },
 ];
 
