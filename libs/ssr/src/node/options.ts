@@ -39,6 +39,8 @@ export interface SsrNodeOptions {
   /** 2.22.2.1 repair-under-load: replicate the whole active cache to a new buddy, then purge the old one (2.19). */
   repairUnderLoad?: boolean;
   repairBatch?: number;
+  /** Most body bytes in one replicate message of a repair, resend or pull (default 512 KiB, under NATS's 1 MiB). */
+  repairBatchBytes?: number;
   /** false: no buddy replication at all (the baseline of bench:ssr); default true. */
   replication?: boolean;
   /** A timer of an active artifact fired; called once the firing is on the buddy (2.14). */
@@ -85,6 +87,7 @@ export function resolveOptions(opts: SsrNodeOptions): ResolvedOptions {
     reactivation: opts.reactivation,
     repairUnderLoad: opts.repairUnderLoad ?? true,
     repairBatch: opts.repairBatch ?? 200,
+    repairBatchBytes: opts.repairBatchBytes ?? 512 * 1024,
     replication: opts.replication ?? true,
     onFire: opts.onFire,
   };

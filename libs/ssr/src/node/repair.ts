@@ -5,7 +5,7 @@ import { buddyOf, memberKey, nameOfKey, sourceOf, type Member } from '../members
 import type { IdVersion, SsrMessage } from '../messages';
 import type { NodeParts } from './node-parts';
 import { missingOnBuddy, sortReloadedActives, sortReloadedReplicas, versionListOf } from './repair-rules';
-import { inBatches, waitsForAck } from './replication-rules';
+import { bodyBytes, inBatches, waitsForAck } from './replication-rules';
 
 /** Reloaded copies settled by a load this many at a time. */
 const SETTLE_CONCURRENCY = 16;
@@ -52,7 +52,7 @@ export class Repair {
       }
       // no buddy, or no list from it: the copies stay suspect and every access settles its id by a load
       s.reloadUnsorted = false;
-      for (const batch of inBatches(confirmed, s.o.repairBatch)) await this.n.replication.replicate(batch, waitsForAck('repair', s.o.waitForAck));
+      for (const batch of inBatches(confirmed, s.o.repairBatch, bodyBytes, s.o.repairBatchBytes)) await this.n.replication.replicate(batch, waitsForAck('repair', s.o.waitForAck));
       const src = sourceOf(s.view, s.name);
       if (src) {
         const list = await this.versionList(src, 'actives');
@@ -133,7 +133,7 @@ export class Repair {
         const missing = missingOnBuddy(s.active.values(), list);
         if (!missing.length) return;
         s.log?.warn({ buddy: b.name, artifacts: missing.length, ids: missing.slice(0, 5).map((a) => `${a.id}@${a.version}`) }, 'quiesce: the buddy lacked replicas of active copies; sent again');
-        for (const batch of inBatches(missing, s.o.repairBatch)) await this.n.replication.replicate(batch, waitsForAck('confirm', s.o.waitForAck));
+        for (const batch of inBatches(missing, s.o.repairBatch, bodyBytes, s.o.repairBatchBytes)) await this.n.replication.replicate(batch, waitsForAck('confirm', s.o.waitForAck));
         throw new SsrUnavailable(`${missing.length} replicas sent again to ${b.name}: its list is checked once more`);
       },
       { attempts: 3, initialMs: 0, maxMs: 0, clock: s.clock },

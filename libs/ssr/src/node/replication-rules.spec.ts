@@ -76,5 +76,7 @@ describe('replication rules (2.7, 2.17, 2.19)', () => {
   it('inBatches - in order, the last one short', () => {
     expect(inBatches([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
     expect(inBatches([], 2)).toEqual([]);
+    // by weight too: a repair of large artifacts stays under the payload limit; one heavier than the limit goes alone
+    expect(inBatches([5, 5, 5, 20, 1, 1], 10, (n) => n, 10)).toEqual([[5, 5], [5], [20], [1, 1]]);
   });
 });

@@ -102,8 +102,28 @@ export function buddyChange(old: Member | undefined, nb: Member | undefined, c: 
   return old ? { changed: true, purge: old } : { changed: true };
 }
 
-export function inBatches<T>(items: T[], size: number): T[][] {
+/**
+ * Items in order, at most `size` per batch and, when a weight is given, at most `maxWeight` per batch (an item
+ * heavier than that alone travels alone): a repair of many large artifacts must not become one message above the
+ * bus's payload limit.
+ */
+/** An artifact's weight in a batch: its body, which is nearly all of its bytes on the wire. */
+export const bodyBytes = (a: { body: Uint8Array }): number => a.body.length;
+
+export function inBatches<T>(items: T[], size: number, weigh?: (item: T) => number, maxWeight = Infinity): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  let cur: T[] = [];
+  let weight = 0;
+  for (const item of items) {
+    const w = weigh ? weigh(item) : 0;
+    if (cur.length && (cur.length >= size || weight + w > maxWeight)) {
+      out.push(cur);
+      cur = [];
+      weight = 0;
+    }
+    cur.push(item);
+    weight += w;
+  }
+  if (cur.length) out.push(cur);
   return out;
 }

@@ -3,7 +3,7 @@ import type { ActiveEntry, ReplicaEntry } from '../caches';
 import { memberKey, type Member } from '../membership';
 import type { SsrMessage } from '../messages';
 import type { NodeParts } from './node-parts';
-import { acceptsRemove, acceptsReplica, applySlot, inBatches, purgeVictims, resendPlan, waitsForAck, type BuddyChange } from './replication-rules';
+import { acceptsRemove, acceptsReplica, applySlot, bodyBytes, inBatches, purgeVictims, resendPlan, waitsForAck, type BuddyChange } from './replication-rules';
 import { slotItem } from './versions';
 
 /**
@@ -61,7 +61,7 @@ export class Replication {
       .filter((e): e is ActiveEntry => !!e && !e.suspect && !e.transfer)
       .map((e) => e.a);
     s.log?.warn({ buddy: s.buddy.name, artifacts: items.length }, 'replication not acknowledged in time; sent again');
-    for (const batch of inBatches(items, s.o.repairBatch)) void this.replicate(batch, waitsForAck('resend', s.o.waitForAck));
+    for (const batch of inBatches(items, s.o.repairBatch, bodyBytes, s.o.repairBatchBytes)) void this.replicate(batch, waitsForAck('resend', s.o.waitForAck));
   }
 
   private waitAck(seq: number): Promise<boolean> {
@@ -148,7 +148,7 @@ export class Replication {
       .map((id) => s.active.get(id))
       .filter((e): e is ActiveEntry => !!e && !e.suspect)
       .map((e) => e.a);
-    for (const batch of inBatches(items, s.o.repairBatch)) void this.replicate(batch, waitsForAck('pull', s.o.waitForAck));
+    for (const batch of inBatches(items, s.o.repairBatch, bodyBytes, s.o.repairBatchBytes)) void this.replicate(batch, waitsForAck('pull', s.o.waitForAck));
   }
 
   /** A reshape changed the buddy: acknowledgements start over; repair the new one and purge the old (buddyChange). */
@@ -168,7 +168,7 @@ export class Replication {
     s.repairs++;
     try {
       const all = [...s.active.values()].filter((e) => !e.suspect).map((e) => e.a);
-      for (const chunk of inBatches(all, s.o.repairBatch)) {
+      for (const chunk of inBatches(all, s.o.repairBatch, bodyBytes, s.o.repairBatchBytes)) {
         if (s.buddy?.name !== nb.name || s.stopped) return;
         const batch = chunk.filter((a) => s.active.get(a.id)?.a === a);
         if (batch.length && !(await this.replicate(batch, waitsForAck('repair', s.o.waitForAck)))) s.log?.warn({ buddy: nb.name }, 'repair batch not acknowledged');
