@@ -100,7 +100,11 @@ export interface FeedingStats {
   lost: number;
   resubmitted: number;
   inFlight: number;
-  /** Final statuses that arrived for an operation that already had one (must stay 0). */
+  /**
+   * Final statuses that arrived for an operation that already had one: counted, never applied. Callbacks are at least
+   * once across a crash of the indexer (a final it had not seen acknowledged comes again), so a few follow a crash;
+   * otherwise 0.
+   */
   duplicateFinals: number;
   busyRetries: number;
   /** Batches sent again because the bus dropped while their call waited for its answer. */
