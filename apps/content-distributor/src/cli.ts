@@ -19,6 +19,8 @@ Options:
   --lease-seconds <n>     Lease Timeout of item processors, MS-FSDPD 3.5.2 (default: 300)
   --heartbeat-ms <n>      heartbeat interval of item processors, PPP (default: 1000)
   --liveness <n>          silent heartbeat intervals before an item processor is declared dead (default: 3)
+  --gone-probe <on|off>   an item processor late for a heartbeat whose process is gone (no responders) is declared
+                          dead at once (default: on; off leaves it to liveness and the Lease Timeout)
   --ping-interval-ms <n>  check-for-master timer of a backup: __ping of the master, MS-FSCDFT 3.4.2 (default: 1000);
                           three failures in a row (one when the master is gone: no responders) and the backup takes over
   --check-master-ms <n>   check-master-status timer of the master, MS-FSCDFT 3.3.2 (default: 5000)
@@ -47,6 +49,7 @@ export interface DistributorCli {
   leaseSeconds: number;
   heartbeatMs: number;
   liveness: number;
+  goneProbe: boolean;
   pingIntervalMs: number;
   checkMasterMs: number;
   sessionReplication: boolean;
@@ -71,6 +74,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'lease-seconds': { type: 'string' },
       'heartbeat-ms': { type: 'string' },
       liveness: { type: 'string' },
+      'gone-probe': { type: 'string' },
       'ping-interval-ms': { type: 'string' },
       'check-master-ms': { type: 'string' },
       'session-replication': { type: 'string' },
@@ -95,6 +99,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const sessionTimerMs = integerOption('session-timer-ms', values['session-timer-ms'], 10_000, 100, 3_600_000);
   for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs, sessionTimerMs]) if (typeof v === 'string') return { kind: 'error', message: v };
   const configService = values['config-service'] ?? false;
+  const goneProbe = values['gone-probe'] ?? 'on';
+  if (goneProbe !== 'on' && goneProbe !== 'off') return { kind: 'error', message: `--gone-probe must be on or off, not "${goneProbe}"` };
   const ssr = values['session-replication'] ?? 'on';
   if (ssr !== 'on' && ssr !== 'off') return { kind: 'error', message: `--session-replication must be on or off, not "${ssr}"` };
   const collections = new Set((values.collections ?? (values.config || configService ? '' : 'default')).split(',').map((s) => s.trim()).filter(Boolean));
@@ -111,5 +117,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   }
   if (collections.size === 0 && !configService) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, security, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, wait: values.wait ?? false };
+  return { kind: 'run', nats, security, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, goneProbe: goneProbe === 'on', pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, wait: values.wait ?? false };
 }

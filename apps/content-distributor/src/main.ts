@@ -60,6 +60,7 @@ try {
     leaseMs: cli.leaseSeconds * 1000,
     heartbeatMs: cli.heartbeatMs,
     liveness: cli.liveness,
+    goneProbe: cli.goneProbe,
     pingIntervalMs: cli.pingIntervalMs,
     checkMasterMs: cli.checkMasterMs,
     ...(cli.sessionReplication ? { sessionReplication: { inFlightTimerMs: cli.sessionTimerMs } } : {}),

@@ -23,6 +23,8 @@ export interface ContentDistributorOptions {
   heartbeatMs?: number;
   /** Silent heartbeat intervals before an item processor is declared dead (default 3). */
   liveness?: number;
+  /** Declare a processor whose process is gone (no responders) dead at once (default true). */
+  goneProbe?: boolean;
   /**
    * Called on a Lease Timeout, after the lost operations went to the indexer, and when PPP liveness declares a
    * processor dead: the node-controller restart hook.

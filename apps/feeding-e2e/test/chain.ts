@@ -11,6 +11,8 @@ export interface ChainOptions {
   leaseSeconds?: number;
   /** the distributor's PPP liveness (missed heartbeat intervals before a processor is declared dead; default 3). */
   liveness?: number;
+  /** the distributor's --gone-probe (default on) */
+  goneProbe?: boolean;
   /** item-processor pipeline configuration (written to a file). */
   pipeline?: unknown;
 }
@@ -58,7 +60,7 @@ export class Chain {
     // the rest start side by side: each waits for what it needs through the name server
     const [indexer, distributor] = await Promise.all([
       this.svc('apps/indexer/src/main.ts', ['--data', join(this.dir, 'index'), '--collections', collections]),
-      this.svc('apps/content-distributor/src/main.ts', ['--collections', collections, '--lease-seconds', String(this.opts.leaseSeconds ?? 300), '--liveness', String(this.opts.liveness ?? 3)]),
+      this.svc('apps/content-distributor/src/main.ts', ['--collections', collections, '--lease-seconds', String(this.opts.leaseSeconds ?? 300), '--liveness', String(this.opts.liveness ?? 3), '--gone-probe', this.opts.goneProbe === false ? 'off' : 'on']),
     ]);
     this.indexer = indexer;
     this.distributor = distributor;

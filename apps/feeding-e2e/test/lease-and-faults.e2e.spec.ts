@@ -26,6 +26,8 @@ describe('faults in the feeding chain', () => {
       // this suite is about the Lease Timeout (MS-FSDPD 3.5.5): PPP liveness (1 s x 3 by default) would race it for a
       // killed processor and re-dispatch the batch instead of reporting it lost, so it is set far beyond the lease
       liveness: 30,
+      // and the gone probe would declare a killed one dead at once (no responders): off too
+      goneProbe: false,
       // documents named slow-* take 15 ms each: a batch of 100 takes 1.5 s, inside the 3 s lease
       pipeline: {
         pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 15, delay_id_pattern: '^slow-' }, { type: 'normalize' }] },

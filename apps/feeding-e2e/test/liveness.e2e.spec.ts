@@ -169,3 +169,61 @@ describe('PPP liveness with a single item processor', () => {
     await client.close();
   }, 60_000);
 });
+
+describe('an item processor killed (SIGKILL) under load: the gone probe', () => {
+  let chain: Chain;
+  beforeAll(async () => {
+    chain = await Chain.start({
+      collections: ['gone'],
+      processors: 2,
+      pipeline: {
+        pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 3 }, { type: 'normalize' }] },
+        default_pipeline: 'standard',
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await chain?.stop();
+  });
+
+  it('no responders proves it gone: declared dead well before liveness x interval, its batch completes on the other processor, nothing lost', async () => {
+    const N = 1500;
+    const client = await FeedingClient.open({ mw: chain.client, collection: 'gone', log });
+    let fed = 0;
+    const feeding = (async () => {
+      for (; fed < N; fed++) await client.feed(text(fed, 'gone'));
+      await client.flush();
+    })();
+    const { victim, batch } = await waitFor(
+      () => {
+        if (fed < 300) return undefined;
+        for (const p of chain.processors) {
+          const b = batchInFlight(p, client.sessionId);
+          if (b) return { victim: p, batch: b };
+        }
+        return undefined;
+      },
+      { what: 'an item processor holding a batch', timeoutMs: 30_000, intervalMs: 5 },
+    );
+    const name = `ip-${chain.processors.indexOf(victim) + 1}`;
+    const t0 = Date.now();
+    await victim.kill();
+    const dead = await waitFor(() => chain.distributor.logs.find((l) => msgIs('item processor declared dead (PPP liveness): no heartbeat for liveness x interval')(l) && l['procserver'] === name), {
+      what: `${name} declared dead`,
+      timeoutMs: 15_000,
+      intervalMs: 10,
+    });
+    const detectionMs = Date.now() - t0;
+    console.log(`gone probe: ${name} declared dead ${detectionMs} ms after SIGKILL (liveness alone: ${INTERVAL_MS * LIVENESS} ms)`);
+    expect(dead['proof']).toBe('no process (no responders)');
+    // a fifth of an interval late for its heartbeat, asked every quarter interval: well inside liveness x interval
+    expect(detectionMs).toBeLessThan(LIVENESS * INTERVAL_MS);
+    if (dead['held']) expect(dead).toMatchObject({ session: client.sessionId, first: batch.first });
+    await feeding;
+    const { stats, outcomes, unfinished } = await client.drain(60_000);
+    expect(unfinished).toEqual([]);
+    expect(stats).toMatchObject({ completed: N, failed: 0, duplicateFinals: 0 });
+    for (let i = 0; i < N; i++) expect(outcomes.get(`gone-${i}`)).toMatchObject({ kind: 'completed' });
+    await client.close();
+  }, 120_000);
+});

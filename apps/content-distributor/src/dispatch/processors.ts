@@ -22,6 +22,8 @@ export interface ProcessorsOptions {
   heartbeatMs?: number;
   /** Silent heartbeat intervals before an item processor is declared dead (default 3). */
   liveness?: number;
+  /** Declare a processor whose process is gone (no responders) dead at once (default true; SilenceProbe). */
+  goneProbe?: boolean;
   /** The node-controller restart hook: after a Lease Timeout, and when PPP liveness declares a processor dead. */
   restart?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
 }
@@ -37,7 +39,7 @@ export class Processors {
   private readonly leases: Leases;
   private readonly liveness: LivenessTracker;
   private readonly handOver: HandOver;
-  private readonly probe: SilenceProbe;
+  private readonly probe: SilenceProbe | undefined;
   private readonly stopWatchingBus: () => void;
   /** name:pid of processors handed to the restart hook (once per process). */
   private readonly restartRequested = new Set<string>();
@@ -59,7 +61,7 @@ export class Processors {
       down: () => this.liveness.hold(),
       up: () => this.liveness.release(),
     });
-    this.probe = new SilenceProbe({ mw: o.mw, log: o.log, clock: o.clock, pool: this.pool, liveness: this.liveness, intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS });
+    this.probe = o.goneProbe === false ? undefined : new SilenceProbe({ mw: o.mw, log: o.log, clock: o.clock, pool: this.pool, liveness: this.liveness, intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS });
     this.handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
     this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver: this.handOver, owners: o.owners });
   }
@@ -153,7 +155,7 @@ export class Processors {
 
   stop(): void {
     this.stopWatchingBus();
-    this.probe.stop();
+    this.probe?.stop();
     this.dispatcher.stop();
     this.leases.cancelAll();
     this.liveness.stop();
