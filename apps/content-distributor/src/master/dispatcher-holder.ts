@@ -24,7 +24,8 @@ export interface DispatcherHolderOptions {
  */
 export class DispatcherHolder {
   readonly nodes = new Map<number, ProxyOf<typeof dispatcherNodeInterface>>();
-  private readonly procserverNames = new Set<string>();
+  /** The item processors assigned by name, and the node each was given last (undefined: registered directly). */
+  private readonly procservers = new Map<string, number | undefined>();
 
   constructor(readonly o: DispatcherHolderOptions) {}
 
@@ -46,16 +47,17 @@ export class DispatcherHolder {
   }
 
   registerProcserver(name: string): void {
-    this.procserverNames.add(name);
+    if (!this.procservers.has(name)) this.procservers.set(name, undefined);
   }
 
   unregisterProcserver(name: string): void {
-    this.procserverNames.delete(name);
+    this.procservers.delete(name);
   }
 
   /** assign_dispatcher: the node an item processor registers with. */
   async assign(name: string): Promise<number> {
-    if (!this.procserverNames.has(name)) this.procserverNames.add(name);
+    const previous = this.procservers.get(name);
+    if (!this.procservers.has(name)) this.procservers.set(name, undefined);
     // every node runs a procserver_handler under its node id; this master's own is always there. A node without
     // any item processor (one that came back after a failover, say) gets the next one: sessions placed on it
     // could not be fed otherwise.
@@ -65,8 +67,9 @@ export class DispatcherHolder {
     for (const [i, id] of known.entries()) if (loads[i] === -1) this.nodes.delete(id);
     const ids = known.filter((_, i) => loads[i] !== -1);
     const empty = ids.filter((id) => loads[known.indexOf(id)] === NO_PROCESSORS_LOAD);
-    if (empty.length) return empty[this.procserverNames.size % empty.length] as number;
-    return ids[this.procserverNames.size % ids.length] ?? ASSIGN_DISPATCHER_NONE_AVAILABLE;
+    const chosen = pickNode(ids, empty, previous, this.procservers.size);
+    if (chosen !== ASSIGN_DISPATCHER_NONE_AVAILABLE) this.procservers.set(name, chosen);
+    return chosen;
   }
 
   /**
@@ -91,4 +94,15 @@ export class DispatcherHolder {
     }
     return added;
   }
+}
+
+/**
+ * The node for an item processor: a node without one first; else the node it had before, while that node lives (a
+ * processor restarted after a crash registers again before its old self is declared dead: sent elsewhere, it would
+ * leave its node, and the sessions there, without a processor); else the next in turn.
+ */
+export function pickNode(ids: readonly number[], empty: readonly number[], previous: number | undefined, turn: number): number {
+  if (empty.length) return previous !== undefined && empty.includes(previous) ? previous : (empty[turn % empty.length] as number);
+  if (previous !== undefined && ids.includes(previous)) return previous;
+  return ids[turn % ids.length] ?? ASSIGN_DISPATCHER_NONE_AVAILABLE;
 }
