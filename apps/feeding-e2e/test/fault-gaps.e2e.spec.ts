@@ -54,7 +54,8 @@ describe('fault gaps: the longest time without a final status after one fault (s
           `session on ${r.sessionOn ?? '?'}, victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}, lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}\n`,
       );
       if (r.gap.ms > FAULT_GAP_GOALS_MS[fault] || r.problems.length) process.stdout.write(`${formatTimeline(r.timeline).join('\n')}\n`);
-      expect(r.problems).toEqual([]);
+      // both are reported when both fail
+      expect.soft(r.problems).toEqual([]);
       expect(r.gap.ms).toBeLessThanOrEqual(FAULT_GAP_GOALS_MS[fault]);
     }, 240_000);
   }
