@@ -1,6 +1,6 @@
 import { AlreadyBound, DISPATCHER_NAME, masterDispatcherInterface, ResolveException, sameObject, sessionFactoryInterface, type Aor } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { ObjectNotExist, ServerBusy, type Middleware, type SystemException } from '@esp/middleware';
+import { ObjectNotExist, ServerBusy, TransportError, type Middleware, type SystemException } from '@esp/middleware';
 import type { Clock } from '@esp/timers';
 import { Election, type ElectionAction, type ElectionEvent, type ElectionRole } from './election';
 
@@ -112,7 +112,11 @@ export class ElectionDriver {
       timer.unref?.();
     });
     try {
-      return await Promise.race([this.performNow(a).catch((err: unknown) => failed(a, (err as Error).message)), deadline]);
+      const ev = await Promise.race([this.performNow(a).catch((err: unknown) => failed(a, (err as Error).message)), deadline]);
+      // a ping that failed while our own connection was down, or had just come back, says nothing of the master
+      const conn = this.o.mw.connection;
+      if (ev.kind === 'ping-failed' && (conn.current === 'down' || conn.settling())) return { ...ev, outage: true };
+      return ev;
     } finally {
       clearTimeout(timer);
     }
@@ -145,7 +149,7 @@ export class ElectionDriver {
           if (this.election.role === 'backup') log.debug({ master: `${aor.host}:${aor.port}/${aor.object_id}` }, 'master answered __ping');
           return { kind: 'ping-ok' };
         } catch (err) {
-          return { kind: 'ping-failed', reason: (err as Error).message, gone: err instanceof ObjectNotExist, busy: err instanceof ServerBusy };
+          return { kind: 'ping-failed', reason: (err as Error).message, gone: err instanceof ObjectNotExist, busy: err instanceof ServerBusy, outage: err instanceof TransportError };
         }
       }
       case 'unbind': {

@@ -95,6 +95,21 @@ describe('election (MS-FSCDFT 3)', () => {
     expect(roles).toEqual(['electing', 'backup', 'electing', 'master']);
   });
 
+  it('pings failed in an outage of our own bus do not count: however many, the backup stays backup and keeps watching', () => {
+    const { e, clock, last, roles } = backup();
+    for (let i = 0; i < 10; i++) {
+      clock.advance(100);
+      expect(last()).toEqual({ kind: 'ping', binding: other(5) });
+      e.handle({ kind: 'ping-failed', reason: 'connection to NATS lost', outage: true });
+    }
+    expect(e.role).toBe('backup');
+    expect(e.pingFailures).toBe(0);
+    clock.advance(100);
+    expect(last()).toEqual({ kind: 'ping', binding: other(5) });
+    e.handle({ kind: 'ping-ok' });
+    expect(roles).toEqual(['electing', 'backup']);
+  });
+
   it('a failure between successes does not count: the failures must be in a row', () => {
     const { e, clock, last } = backup();
     for (const ok of [false, false, true, false, false]) {

@@ -41,7 +41,8 @@ export type ElectionEvent =
    * busy: it is master but re-checking its binding (it answered, so it is alive). Otherwise (a timeout, a transport
    * error) it may be alive and acting.
    */
-  | { kind: 'ping-failed'; reason: string; gone?: boolean; busy?: boolean }
+  /** outage: our own bus was down or just back, so the silence proves nothing about the master. */
+  | { kind: 'ping-failed'; reason: string; gone?: boolean; busy?: boolean; outage?: boolean }
   | { kind: 'unbound'; removed: boolean }
   | { kind: 'unbind-failed'; reason: string }
   | { kind: 'claimed'; revision: number }
@@ -191,6 +192,10 @@ export class Election {
         return;
       case 'ping-failed':
         if (action.kind !== 'ping') return;
+        if (ev.outage) {
+          // our bus dropped: nobody could answer us; ask again once it is back, without counting it against the master
+          return this.later(() => this.issue({ kind: 'resolve' }, purpose), this.retryMs);
+        }
         if (ev.busy && ++this.busyPings < this.maxPingFailures) {
           // a master re-checking its binding (after a NATS outage, say): alive; ask again shortly
           return this.later(() => this.issue({ kind: 'resolve' }, purpose), this.retryMs);
@@ -235,6 +240,8 @@ export class Election {
       this.failures = 0;
       return this.later(() => this.issue({ kind: 'ping', binding: m }, 'watch'), this.pingIntervalMs);
     }
+    // our own bus was down: the master's silence is ours, not counted
+    if (ev.kind === 'ping-failed' && ev.outage) return this.later(() => this.issue({ kind: 'ping', binding: m }, 'watch'), this.pingIntervalMs);
     this.failures++;
     if (this.failures < this.maxPingFailures) return this.later(() => this.issue({ kind: 'ping', binding: m }, 'watch'), this.pingIntervalMs);
     // three in a row: resolve again and ping whatever is bound (another backup may have won)

@@ -127,6 +127,8 @@ function processedBy(pipeline: string): readonly ItemLogMessage[] {
  */
 export class BatchProcessor {
   private busyNow = false;
+  /** The batch running (session, first and last operation id): the same batch sent again is not run twice. */
+  private running = '';
   private readonly inFlight = new Set<Promise<void>>();
   private readonly maxHeapUsed: number;
   batchesProcessed = 0;
@@ -143,6 +145,15 @@ export class BatchProcessor {
   accept(input: BatchInput): void {
     const { status, name } = this.o;
     if (status.terminating) throw new ShuttingDown(`item processor ${name} is shutting down`);
+    const ops = input.batch.operations;
+    const key = `${input.session_id}:${ops[0]?.id}:${ops[ops.length - 1]?.id}:${ops.length}`;
+    if (this.busyNow && key === this.running) {
+      // the distributor sends a batch again when the bus dropped before our answer reached it: it runs already and
+      // its processed report will come, so it is taken, once (one that has run is run again: its report may be
+      // what was lost, and the indexer applies each operation once)
+      this.o.log.info({ session_id: input.session_id, first: ops[0]?.id, last: ops[ops.length - 1]?.id }, 'the batch taken last came again (its answer was lost); taken already');
+      return;
+    }
     if (this.busyNow) {
       throw new SystemResourceError(`item processor ${name} is busy with another batch`, { what: 'busy: one batch at a time' });
     }
@@ -153,8 +164,8 @@ export class BatchProcessor {
       throw new SystemResourceError(`item processor ${name}: ${what}`, { what });
     }
     this.busyNow = true;
+    this.running = key;
     status.setProcessing(true);
-    const ops = input.batch.operations;
     this.o.log.debug({ session_id: input.session_id, collection: input.collection, first: ops[0]?.id, last: ops[ops.length - 1]?.id, ops: ops.length }, 'batch accepted');
     const run = this.run(input).catch((err: unknown) => this.o.log.error({ err }, 'batch failed unexpectedly'));
     this.inFlight.add(run);

@@ -15,7 +15,7 @@ Options:
   --config-server <url>     register as module type "NodeControl" with this config server
                             (e.g. http://cfg:16005/RPC2), retrying with backoff
   --advertise-host <host>   host the config server hands out for us (default: the address it sees)
-  --restart-delay-ms <n>    first restart delay after a crash, doubling up to 30 s (default: 1000)
+  --restart-delay-ms <n>    first restart delay after a crash, doubling per crash in a row up to 30 s (default: 100)
   --stop-timeout-ms <n>     SIGKILL a process that has not exited this long after SIGTERM (default: 10000)
   -h, --help                show this help
 `;
@@ -56,7 +56,7 @@ export function parseCli(argv: string[]): Cli {
   if (!values.profile) return { kind: 'error', message: '--profile <node.json> is required' };
   const port = integerOption('port', values.port, 0, 0, 65535);
   if (typeof port === 'string') return { kind: 'error', message: port };
-  const restartDelayMs = integerOption('restart-delay-ms', values['restart-delay-ms'], 1000, 10, 600_000);
+  const restartDelayMs = integerOption('restart-delay-ms', values['restart-delay-ms'], 100, 10, 600_000);
   if (typeof restartDelayMs === 'string') return { kind: 'error', message: restartDelayMs };
   const stopTimeoutMs = integerOption('stop-timeout-ms', values['stop-timeout-ms'], 10_000, 100, 600_000);
   if (typeof stopTimeoutMs === 'string') return { kind: 'error', message: stopTimeoutMs };

@@ -30,7 +30,7 @@ export interface NodeSupervisorOptions {
   /** Working directory of the apps (entries are relative to it). */
   cwd: string;
   log: Logger;
-  /** First restart delay after a crash; doubles per crash in a row up to maxRestartDelayMs (default 1000). */
+  /** First restart delay after a crash; doubles per crash in a row up to maxRestartDelayMs (default 100: a crash that is not a loop costs no waiting). */
   restartDelayMs?: number;
   maxRestartDelayMs?: number;
   /** A process up this long before it crashed counts as healthy: the next delay starts over (default 60 s). */
@@ -232,7 +232,7 @@ export class NodeSupervisor {
       e.state = 'stopped';
       return;
     }
-    const delay = backoffDelay(e.crashes - 1, { initialMs: this.opts.restartDelayMs ?? 1000, maxMs: this.opts.maxRestartDelayMs ?? 30_000 });
+    const delay = backoffDelay(e.crashes - 1, { initialMs: this.opts.restartDelayMs ?? 100, maxMs: this.opts.maxRestartDelayMs ?? 30_000 });
     e.state = 'restarting';
     this.opts.log.warn({ process: e.spec.name, pid: run.pid, status, up_ms: upMs, restart_in_ms: delay }, 'process died; restarting');
     e.timer = setTimeout(() => {

@@ -28,7 +28,7 @@ describe('node-controller cli', () => {
   it('needs --profile; defaults; --config-server gets /RPC2', () => {
     expect(parseCli([])).toMatchObject({ kind: 'error', message: expect.stringMatching(/--profile/) });
     expect(parseCli(['--profile', 'n.json', '--config-server', 'http://cfg:16005'])).toMatchObject({
-      kind: 'run', port: 0, listen: '127.0.0.1', restartDelayMs: 1000, stopTimeoutMs: 10_000, configServer: 'http://cfg:16005/RPC2',
+      kind: 'run', port: 0, listen: '127.0.0.1', restartDelayMs: 100, stopTimeoutMs: 10_000, configServer: 'http://cfg:16005/RPC2',
     });
     expect(parseCli(['--profile', 'n', '--port', '70000'])).toMatchObject({ kind: 'error', message: expect.stringMatching(/--port/) });
     expect(parseCli(['--profile', 'n', '--config-server', 'cfg:1'])).toMatchObject({ kind: 'error' });

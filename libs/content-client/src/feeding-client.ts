@@ -17,7 +17,7 @@ import {
   type ProxyOf,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { BadParameter, CallTimeout, ObjectNotExist, type Middleware, type ServerObject } from '@esp/middleware';
+import { BadParameter, CallTimeout, ObjectNotExist, TransportError, type Middleware, type ServerObject } from '@esp/middleware';
 import { backoffDelay, retry, sleep } from '@esp/timers';
 import { DocumentPreparer, operationOf, PreparationFailure, type PreparedDocument } from './document-preparer';
 import type { FeedDocument } from './feed-document';
@@ -97,6 +97,8 @@ export interface FeedingStats {
   /** Final statuses that arrived for an operation that already had one (must stay 0). */
   duplicateFinals: number;
   busyRetries: number;
+  /** Batches sent again because the bus dropped while their call waited for its answer. */
+  outageResends: number;
   /** Times the session was opened again after its distributor stopped answering (a master change). */
   failovers: number;
   /**
@@ -180,6 +182,7 @@ export class FeedingClient {
     inFlight: 0,
     duplicateFinals: 0,
     busyRetries: 0,
+    outageResends: 0,
     failovers: 0,
     resentAfterFailover: 0,
     acknowledgedResent: 0,
@@ -518,7 +521,9 @@ export class FeedingClient {
     encodeCheetahAhead(batch);
     const first = batch.operations[0]?.id ?? this.nextOpId;
     const last = batch.operations[batch.operations.length - 1]?.id ?? first;
-    let timedOut = false;
+    // a call that ended without an answer (timed out, or cut by a bus outage) may have been taken: a copy sent again is
+    // then refused as already accepted, which acknowledges it
+    let mayBeTaken = false;
     for (let attempt = 0; ; attempt++) {
       let wake: ((err: Error) => void) | undefined;
       let mark = 0;
@@ -537,14 +542,22 @@ export class FeedingClient {
         return;
       } catch (err) {
         if (wake) this.goneWaiters.delete(wake);
-        if (timedOut && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
+        if (mayBeTaken && err instanceof BadParameter && typeof err.data['last_accepted'] === 'number' && err.data['last_accepted'] >= last) {
           // the call that timed out was taken after all; its reply, which carried the received status, is lost
           this.acknowledge(batch);
           this.onCallback(new OperationStatusInfo({ first_op_id: first, last_op_id: last, state: OperationState.received, subsystem: 'processing', errors: [], warnings: [] }));
           return;
         }
+        if (err instanceof TransportError && err.data['in_flight'] === true) {
+          // the bus dropped under the call: the same batch goes again once it is back
+          mayBeTaken = true;
+          this.stats.outageResends++;
+          this.opts.log.info({ session: this.sessionId, first, last }, 'batch call cut by a bus outage; sending it again after the reconnect');
+          await this.opts.mw.connection.whenUp();
+          continue;
+        }
         if (isSessionGone(err)) {
-          timedOut = err instanceof CallTimeout;
+          mayBeTaken = err instanceof CallTimeout;
           const accepted = await this.failover((err as Error).message, first);
           if (accepted >= last) {
             // the dead distributor had accepted this batch into the replicated session before its answer was lost

@@ -1,11 +1,25 @@
 import { versionCompatible, type Aor, type InterfaceDef, type ProxyOf } from '@esp/interfaces';
-import { errors, type NatsConnection } from '@nats-io/transport-node';
-import { CallTimeout, ObjectNotExist, PayloadTooLarge, TransportError, VersionMismatch } from './system-exceptions';
+import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import type { BusState } from './bus-state';
+import { CallAbandoned, CallTimeout, ObjectNotExist, PayloadTooLarge, TransportError, VersionMismatch } from './system-exceptions';
 import { decodeReply, encodeRequest } from './wire-envelope';
 
 export interface ProxyOptions {
   /** Deadline of each call (ms, default 30000). */
   timeoutMs?: number;
+  /**
+   * Abandons the calls of this proxy when it aborts: they fail at once with CallAbandoned (the reason in its
+   * message), whether or not the server got them. For a caller that learnt otherwise that no reply will come.
+   */
+  signal?: AbortSignal;
+}
+
+/** How one call is sent: its deadline, and what makes it end early. */
+export interface CallContext {
+  timeoutMs: number;
+  /** The connection's state: a call in flight when the connection drops fails then with TransportError. */
+  bus?: BusState;
+  signal?: AbortSignal;
 }
 
 /** Sends one call and returns its result, or throws the exception the server raised (rebuilt as the same class). */
@@ -16,23 +30,96 @@ export async function invoke(
   interfaceVersion: string,
   method: string,
   args: unknown[],
-  timeoutMs: number,
+  ctx: CallContext,
 ): Promise<unknown> {
+  const { timeoutMs } = ctx;
   let bytes: Uint8Array;
   try {
     bytes = encodeRequest({ interfaceType, interfaceVersion, method, args, timeoutMs });
   } catch (err) {
     throw new TransportError(`${method}: arguments could not be encoded: ${(err as Error).message}`, {}, { cause: err });
   }
-  let reply;
-  try {
-    reply = await nc.request(subject, bytes, { timeout: timeoutMs });
-  } catch (err) {
-    throw mapTransportError(err, subject, method, timeoutMs, bytes.length);
+  if (ctx.signal?.aborted) throw abandoned(method, subject, ctx.signal);
+  const deadline = Date.now() + timeoutMs;
+  const bus = ctx.bus;
+  let reply: Msg;
+  for (;;) {
+    // sent while the connection is down, a request would sit in the client's buffer with nobody to guarantee it goes
+    // out: it waits for the reconnect instead, within its deadline
+    if (bus?.current === 'down') await waitUntil(bus.whenUp(), deadline - Date.now());
+    const left = deadline - Date.now();
+    if (left <= 0) throw new CallTimeout(`${method}: the connection to NATS stayed down for the call's ${timeoutMs} ms`, { subject, timeoutMs });
+    try {
+      reply = await (bus || ctx.signal ? requestEndingEarly(nc, subject, bytes, method, { ...ctx, timeoutMs: left }) : nc.request(subject, bytes, { timeout: left }));
+      break;
+    } catch (err) {
+      if (err instanceof TransportError || err instanceof CallAbandoned) throw err;
+      const mapped = mapTransportError(err, subject, method, timeoutMs, bytes.length);
+      // just after a reconnect, no responders may mean a server still on its way back, not one that is gone; the
+      // request reached nobody, so it is sent again
+      if (mapped instanceof ObjectNotExist && bus?.settling() && deadline - Date.now() > SETTLE_RETRY_MS) {
+        await new Promise((r) => setTimeout(r, SETTLE_RETRY_MS));
+        continue;
+      }
+      throw mapped;
+    }
   }
   const r = decodeReply(reply.data);
   if (r.ok) return r.value;
   throw r.error;
+}
+
+const SETTLE_RETRY_MS = 100;
+
+function waitUntil(p: Promise<void>, ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The request, failed early when the connection drops while it waits (TransportError, data.in_flight: the server may
+ * or may not have got it) or when the caller abandons it (CallAbandoned). The request itself goes on in nats.js
+ * until its deadline; a reply that comes after all is dropped there.
+ */
+function requestEndingEarly(nc: NatsConnection, subject: string, bytes: Uint8Array, method: string, ctx: CallContext): Promise<Msg> {
+  return new Promise<Msg>((resolve, reject) => {
+    let untrack: (() => void) | undefined;
+    const onAbort = (): void => {
+      untrack?.();
+      reject(abandoned(method, subject, ctx.signal));
+    };
+    const done = (): void => {
+      untrack?.();
+      ctx.signal?.removeEventListener('abort', onAbort);
+    };
+    // only a call sent while the connection is up can be cut by its drop; one sent while it is down waits in the
+    // client's buffer and goes out at the reconnect
+    if (ctx.bus?.current === 'up') {
+      untrack = ctx.bus.track({
+        fail: (why) => {
+          ctx.signal?.removeEventListener('abort', onAbort);
+          reject(new TransportError(`${method}: ${why.message}; the server may or may not have got it`, { subject, in_flight: true }, { cause: why }));
+        },
+      });
+    }
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    nc.request(subject, bytes, { timeout: ctx.timeoutMs }).then(
+      (m) => {
+        done();
+        resolve(m);
+      },
+      (err: unknown) => {
+        done();
+        reject(err);
+      },
+    );
+  });
+}
+
+function abandoned(method: string, subject: string, signal: AbortSignal | undefined): CallAbandoned {
+  const reason = signal?.reason instanceof Error ? signal.reason.message : String(signal?.reason ?? 'abandoned');
+  return new CallAbandoned(`${method}: call to ${subject} abandoned: ${reason}`, { subject });
 }
 
 function mapTransportError(err: unknown, subject: string, method: string, timeoutMs: number, size: number): Error {
@@ -57,7 +144,7 @@ function mapTransportError(err: unknown, subject: string, method: string, timeou
  * A typed client proxy of the object at `aor`. Refuses at once an AOR of another interface type or of an
  * incompatible version (the version rule: same major, server minor >= ours).
  */
-export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I, aor: Aor, subject: string, opts: ProxyOptions = {}): ProxyOf<I> {
+export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I, aor: Aor, subject: string, opts: ProxyOptions & { bus?: BusState } = {}): ProxyOf<I> {
   if (aor.interface_type !== iface.type) {
     throw new VersionMismatch(`object ${aor.object_id} serves ${aor.interface_type}, not ${iface.type}`, { served: aor.interface_type, requested: iface.type });
   }
@@ -67,14 +154,15 @@ export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I
       requested: iface.version,
     });
   }
-  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const ctx: CallContext = { timeoutMs: opts.timeoutMs ?? 30_000, bus: opts.bus, signal: opts.signal };
+  const pingCtx: CallContext = { ...ctx, timeoutMs: Math.min(ctx.timeoutMs, 5_000) };
   const proxy: Record<string, (...args: unknown[]) => Promise<unknown>> = {
     __ping: async () => {
-      await invoke(nc, subject, iface.type, iface.version, '__ping', [], Math.min(timeoutMs, 5_000));
+      await invoke(nc, subject, iface.type, iface.version, '__ping', [], pingCtx);
     },
   };
   for (const name of Object.keys(iface.methods)) {
-    proxy[name] = (...args: unknown[]) => invoke(nc, subject, iface.type, iface.version, name, args, timeoutMs);
+    proxy[name] = (...args: unknown[]) => invoke(nc, subject, iface.type, iface.version, name, args, ctx);
   }
   return proxy as ProxyOf<I>;
 }

@@ -9,6 +9,7 @@
 export { Middleware, type MiddlewareOptions, type ActivateOptions } from './middleware';
 export { ServerObject, type ServerObjectOptions } from './server-object';
 export { type ProxyOptions } from './client-proxy';
+export { BusState, type BusCondition, type BusStateEvents } from './bus-state';
 export { NameServerClient } from './name-server-client';
 export { NameRegistry, type NameRegistryOptions, type BindingChange } from './name-registry';
 export { serveNameServer } from './name-server-host';
@@ -22,6 +23,7 @@ export {
   SystemException,
   ObjectNotExist,
   CallTimeout,
+  CallAbandoned,
   BadParameter,
   VersionMismatch,
   UnknownMethod,

@@ -4,6 +4,7 @@ import { natsSecurity, type NatsSecurity } from '@esp/cli-options';
 import { createLogger, type Logger } from '@esp/logging';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { BlobStore, type BlobStoreOptions } from './blob-store';
+import { BusState } from './bus-state';
 import { createProxy, type ProxyOptions } from './client-proxy';
 import { natsAuthOptions, NatsCredentialsError } from './nats-auth';
 import { NameServerClient } from './name-server-client';
@@ -48,6 +49,8 @@ export class Middleware {
   readonly names: NameServerClient;
   /** Plain subjects and bytes (PPP frames, benchmark baselines). */
   readonly bus: RawBus;
+  /** The connection's state: whether it is up, and its drops and reconnects. */
+  readonly connection: BusState;
   private readonly objects = new Set<ServerObject<InterfaceDef>>();
   private readonly blobStores = new Map<string, Promise<BlobStore>>();
   private closed = false;
@@ -60,6 +63,7 @@ export class Middleware {
     private readonly timeoutMs: number,
   ) {
     this.bus = new RawBus(nc);
+    this.connection = new BusState(nc, log);
     this.names = new NameServerClient(nc, log, (iface, aor, o) => this.proxy(iface, aor, o), Math.min(timeoutMs, 10_000));
   }
 
@@ -89,11 +93,6 @@ export class Middleware {
       const hint = refused ? 'Check the NATS credentials (--nats-user, --nats-creds... or $NATS_USER, $NATS_CREDS...).' : 'Is nats-server running?';
       throw new Error(`cannot connect to NATS at ${String(servers)}: ${(err as Error).message}. ${hint}`, { cause: err });
     }
-    void (async () => {
-      for await (const s of nc.status()) {
-        if (s.type === 'disconnect' || s.type === 'reconnect') log.warn({ status: s.type, server: 'server' in s ? s.server : undefined }, `nats ${s.type}`);
-      }
-    })();
     return new Middleware(nc, opts.host ?? hostname(), log, opts.timeoutMs ?? 30_000);
   }
 
@@ -126,12 +125,12 @@ export class Middleware {
 
   /** A typed proxy of the object at `aor`. */
   proxy<I extends InterfaceDef>(iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
-    return createProxy(this.nc, iface, aor, objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id), { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+    return createProxy(this.nc, iface, aor, objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id), { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs, bus: this.connection });
   }
 
   /** A typed proxy of an object activated on an explicit subject (activateAt): a well-known service address. */
   proxyAt<I extends InterfaceDef>(subject: string, iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
-    return createProxy(this.nc, iface, aor, subject, { timeoutMs: opts.timeoutMs ?? this.timeoutMs });
+    return createProxy(this.nc, iface, aor, subject, { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs, bus: this.connection });
   }
 
   /**

@@ -29,6 +29,15 @@ export class CallTimeout extends SystemException {
   override readonly retryable = true;
 }
 
+/**
+ * The caller gave up on the call before its reply (it learnt otherwise that none will come: the server was declared
+ * dead). The server may or may not have done the work.
+ */
+export class CallAbandoned extends SystemException {
+  override name = 'CallAbandoned';
+  override readonly code = 'call_abandoned';
+}
+
 /** An argument failed validation; data.argument names it and data.reason says why. */
 export class BadParameter extends SystemException {
   override name = 'BadParameter';
@@ -72,7 +81,10 @@ export class InternalError extends SystemException {
   override readonly code = 'internal_error';
 }
 
-/** The bus connection is closed or draining; nothing was sent. */
+/**
+ * The bus connection is closed or draining (nothing was sent), or it dropped while the call waited for its reply
+ * (data.in_flight: the server may or may not have got it). Retry after the reconnect.
+ */
 export class TransportError extends SystemException {
   override name = 'TransportError';
   override readonly code = 'transport_error';
@@ -82,6 +94,7 @@ export class TransportError extends SystemException {
 const registry = new ExceptionRegistry<SystemException>(SystemException, [
   ObjectNotExist,
   CallTimeout,
+  CallAbandoned,
   BadParameter,
   VersionMismatch,
   UnknownMethod,

@@ -129,6 +129,43 @@ describe('LivenessTracker (PPP liveness, receiving side, interval 1000 ms, liven
     expect(clock.pending).toBe(0);
   });
 
+  it('hold (our own link down): nobody is declared dead however long; release gives every peer a full liveness x interval again', () => {
+    const { clock, deaths, live } = setup();
+    live.track('a');
+    live.track('b');
+    clock.advance(500);
+    live.hold();
+    // the bus is down for 10 intervals: silence from everyone, which is ours
+    for (let i = 0; i < 10; i++) clock.advance(INTERVAL);
+    expect(deaths).toEqual([]);
+    expect(clock.pending).toBe(0);
+    live.release();
+    expect(live.isHeld).toBe(false);
+    // a comes back 1.5 intervals after the release; b died during the outage and stays silent
+    clock.advance(1500);
+    live.track('a');
+    clock.advance(1499);
+    expect(deaths).toEqual([]);
+    clock.advance(1);
+    expect(deaths).toEqual([{ name: 'b', at: 10_500 + 3 * INTERVAL, silentMs: 3 * INTERVAL }]);
+    clock.advance(5 * INTERVAL);
+    expect(deaths.map((d) => d.name)).toEqual(['b', 'a']);
+  });
+
+  it('declareDead: proof other than silence (the process is gone) declares a live peer dead at once, once', () => {
+    const { clock, deaths, live } = setup();
+    live.track('a');
+    live.track('b');
+    clock.advance(1200);
+    expect(live.declareDead('a')).toBe(true);
+    expect(deaths).toEqual([{ name: 'a', at: 1200, silentMs: 1200 }]);
+    expect(live.declareDead('a')).toBe(false);
+    expect(live.declareDead('nobody')).toBe(false);
+    clock.advance(5 * INTERVAL);
+    expect(deaths.map((d) => d.name)).toEqual(['a', 'b']);
+    expect(live.track('a')).toBe('revived');
+  });
+
   it('defaults are the RFC: 1000 ms x 3', () => {
     expect(new LivenessTracker({ onDead: () => undefined }).deadAfterMs).toBe(3000);
   });

@@ -43,6 +43,8 @@ export class LivenessTracker {
   private readonly dead = new Map<string, number>();
   private timer: TimerHandle | undefined;
   private seq = 0;
+  /** Held: this side cannot hear anyone (its own link is down), so silence proves nothing. */
+  private held = false;
 
   constructor(private readonly opts: LivenessTrackerOptions) {
     this.deadAfterMs = (opts.intervalMs ?? HEARTBEAT_INTERVAL_MS) * (opts.liveness ?? HEARTBEAT_LIVENESS);
@@ -86,6 +88,19 @@ export class LivenessTracker {
     return this.live.get(name)?.at ?? this.dead.get(name);
   }
 
+  /**
+   * Declares a live peer dead now, for proof other than silence (its process is known to be gone); false when it was
+   * not live. onDead runs as for silence.
+   */
+  declareDead(name: string): boolean {
+    const peer = this.live.get(name);
+    if (!peer) return false;
+    this.live.delete(name);
+    this.dead.set(name, peer.at);
+    this.opts.onDead(name, this.clock.now() - peer.at);
+    return true;
+  }
+
   /** Stops tracking the peer (gone for another reason; tracking starts over at its next READY or HEARTBEAT). */
   forget(name: string): void {
     this.live.delete(name);
@@ -98,6 +113,7 @@ export class LivenessTracker {
    * the same moment (or held up, in a stopped process) is dead before the tick acts, not after.
    */
   sweep(): void {
+    if (this.held) return;
     const now = this.clock.now();
     let due: [string, Peer][] | undefined;
     for (const [name, peer] of this.live) if (now - peer.at >= this.deadAfterMs) (due ??= []).push([name, { at: peer.at, seq: peer.seq }]);
@@ -110,6 +126,33 @@ export class LivenessTracker {
       this.dead.set(name, at);
       this.opts.onDead(name, now - at);
     }
+  }
+
+  /**
+   * This side's link is down (the bus reconnecting, say): nobody is declared dead until `release`, since their
+   * silence is ours.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  /**
+   * The link is back: every live peer's silence starts over from now, so each gets a full liveness × interval to be
+   * heard of again; one that really died meanwhile is declared dead then.
+   */
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    const now = this.clock.now();
+    for (const peer of this.live.values()) {
+      peer.at = now;
+      peer.seq = ++this.seq;
+    }
+    if (this.timer === undefined) this.arm();
+  }
+
+  get isHeld(): boolean {
+    return this.held;
   }
 
   /** Stops the timer and forgets every peer. */
@@ -128,7 +171,8 @@ export class LivenessTracker {
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.sweep();
-      if (this.timer === undefined) this.arm();
+      // held, the timer waits for the release (which arms it) instead of firing again and again
+      if (this.timer === undefined && !this.held) this.arm();
     }, oldest + this.deadAfterMs - this.clock.now());
   }
 }

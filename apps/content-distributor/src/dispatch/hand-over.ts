@@ -1,7 +1,7 @@
 import { SubsystemIdSet, type OperationSet } from '@esp/codecs';
 import { processorServerInterface, ShuttingDown, SystemResourceError } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import { CallTimeout, ObjectNotExist, type Middleware } from '@esp/middleware';
+import { CallAbandoned, CallTimeout, ObjectNotExist, TransportError, type Middleware } from '@esp/middleware';
 import type { LivenessTracker } from '@esp/ppp';
 import { pickProcessor } from './dispatch-rule';
 import type { DispatchTarget } from './dispatch-target';
@@ -38,7 +38,18 @@ export interface PlaceOptions {
  * it (shutting down, busy, gone) is released and the next one is tried; each processor once.
  */
 export class HandOver {
+  /** The process call in flight to each processor, to abandon when it is declared dead. */
+  private readonly calls = new Map<string, AbortController>();
+
   constructor(private readonly o: HandOverOptions) {}
+
+  /**
+   * The processor is declared dead or gone: its process call in flight, if any, is abandoned now rather than waited
+   * out (its batch has gone the dead processor's way already), so whoever waits on it goes on.
+   */
+  abandon(name: string, why: string): void {
+    this.calls.get(name)?.abort(new Error(why));
+  }
 
   /** The processor that took the batch, undefined when none did. */
   async place(target: DispatchTarget, batch: OperationSet, ops: InFlightOperation[], opts: PlaceOptions): Promise<ProcessorEntry | undefined> {
@@ -70,11 +81,33 @@ export class HandOver {
   /** Gives the batch to one processor; 'retry' when it refused before taking it (the loop tries the next one). */
   private async call(p: ProcessorEntry, target: DispatchTarget, batch: OperationSet): Promise<'taken' | 'retry'> {
     const { mw, log, pool, leases, liveness } = this.o;
+    const ac = new AbortController();
+    this.calls.set(p.name, ac);
     try {
-      await mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000 }).process(target.coreSession, target.id, target.collection, batch, INDEXING_ONLY());
-      liveness.renew(p.name);
-      return 'taken';
+      for (;;) {
+        try {
+          await mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000, signal: ac.signal }).process(target.coreSession, target.id, target.collection, batch, INDEXING_ONLY());
+          liveness.renew(p.name);
+          return 'taken';
+        } catch (err) {
+          if (err instanceof TransportError && err.data['in_flight'] === true) {
+            // the bus dropped before the answer came: the processor may hold the batch or not. Once the bus is back
+            // it gets the batch again, unless it was reported or declared dead meanwhile (a processor that has the
+            // batch says so: sent twice, it is taken once)
+            await mw.connection.whenUp();
+            if (p.batch !== batch) return 'taken';
+            log.info({ procserver: p.name, session: target.id }, 'process call cut by a bus outage; sending the batch again');
+            continue;
+          }
+          throw err;
+        }
+      }
     } catch (err) {
+      if (err instanceof CallAbandoned) {
+        // declared dead while it had the call: the batch is an orphan already, on its way to another processor
+        log.warn({ procserver: p.name, session: target.id }, 'process call abandoned: the item processor was declared dead');
+        return 'taken';
+      }
       if (err instanceof CallTimeout) {
         // it may hold the batch: the lease decides (lost at expiry unless processed arrives)
         log.warn({ procserver: p.name, session: target.id }, 'process call timed out; the lease will tell');
@@ -95,6 +128,8 @@ export class HandOver {
         return 'retry';
       }
       throw err;
+    } finally {
+      if (this.calls.get(p.name) === ac) this.calls.delete(p.name);
     }
   }
 }

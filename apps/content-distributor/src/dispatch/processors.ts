@@ -9,6 +9,7 @@ import { Dispatcher } from './dispatcher';
 import { HandOver } from './hand-over';
 import { Leases } from './leases';
 import { ProcessorPool, type ProcessorEntry } from './processor-pool';
+import { SilenceProbe } from './silence-probe';
 
 export interface ProcessorsOptions {
   mw: Middleware;
@@ -35,6 +36,9 @@ export class Processors {
   readonly dispatcher: Dispatcher;
   private readonly leases: Leases;
   private readonly liveness: LivenessTracker;
+  private readonly handOver: HandOver;
+  private readonly probe: SilenceProbe;
+  private readonly stopWatchingBus: () => void;
   /** name:pid of processors handed to the restart hook (once per process). */
   private readonly restartRequested = new Set<string>();
   /** PPP messages on the liveness subject that were not READY / HEARTBEAT of a processor. */
@@ -47,10 +51,17 @@ export class Processors {
       intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
       liveness: o.liveness ?? HEARTBEAT_LIVENESS,
       clock: o.clock,
-      onDead: (name) => void this.onDeclaredDead(name),
+      onDead: (name, silentMs) => void this.onDeclaredDead(name, silentMs),
     });
-    const handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
-    this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver, owners: o.owners });
+    // a processor silent while our own connection was down is not dead for it: nothing healthy is restarted for an
+    // outage of the bus (a processor that died meanwhile is found within liveness x interval of the reconnect)
+    this.stopWatchingBus = o.mw.connection.on({
+      down: () => this.liveness.hold(),
+      up: () => this.liveness.release(),
+    });
+    this.probe = new SilenceProbe({ mw: o.mw, log: o.log, clock: o.clock, pool: this.pool, liveness: this.liveness, intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS });
+    this.handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
+    this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver: this.handOver, owners: o.owners });
   }
 
   register(procserver: Aor, name: string, hostname: string, pid: number): void {
@@ -67,6 +78,7 @@ export class Processors {
   }
 
   unregister(name: string): void {
+    this.handOver.abandon(name, `item processor ${name} unregistered`);
     this.leases.drop(name);
     this.liveness.forget(name);
     const held = this.pool.unregister(name);
@@ -140,6 +152,8 @@ export class Processors {
   }
 
   stop(): void {
+    this.stopWatchingBus();
+    this.probe.stop();
     this.dispatcher.stop();
     this.leases.cancelAll();
     this.liveness.stop();
@@ -155,15 +169,17 @@ export class Processors {
   }
 
   /** Silent for liveness x interval: no more batches for it; its batch goes to another processor, or is lost. */
-  private async onDeclaredDead(name: string): Promise<void> {
+  private async onDeclaredDead(name: string, silentMs: number): Promise<void> {
     const p = this.pool.get(name);
     if (!p) return;
     this.leases.cancel(name);
     const held = this.pool.declareDead(name);
     this.o.log.warn(
-      { procserver: name, pid: p.pid, silent_ms: this.liveness.deadAfterMs, held: held?.ops.length ?? 0, session: held?.sessionId, first: held?.ops[0]?.opId, last: held?.ops[held.ops.length - 1]?.opId },
+      { procserver: name, pid: p.pid, silent_ms: silentMs, proof: silentMs >= this.liveness.deadAfterMs ? 'silence' : 'no process (no responders)', held: held?.ops.length ?? 0, session: held?.sessionId, first: held?.ops[0]?.opId, last: held?.ops[held.ops.length - 1]?.opId },
       'item processor declared dead (PPP liveness): no heartbeat for liveness x interval',
     );
+    // whoever waits on the call that gave it its batch (a client's process call) goes on now, not at the deadline
+    this.handOver.abandon(name, `item processor ${name} declared dead`);
     if (held) {
       await this.dispatcher.enqueue([{ kind: 'orphan', from: name, ...held, lostWhy: `item processor ${name} declared dead and no other item processor took its batch` }]);
     }
