@@ -41,6 +41,8 @@ export interface FaultGapResult {
   victim: string | undefined;
   /** The content distributor that created the client's session (a master kill costs most when it is the master). */
   sessionOn: string | undefined;
+  /** Each item processor's content distributor (dispatcher id) when the fault hit. */
+  processorsOn: Record<string, number>;
   /** The batch a killed item processor held (operations first..last), if it held one. */
   heldBatch: { first: number; last: number } | undefined;
   /** Longest time without a final status from the fault to the last one (start and end: ms after the fault). */
@@ -59,11 +61,25 @@ export interface FaultGapResult {
   timeline: RigLogLine[];
 }
 
+/** The feed did not end in time: the stack did not recover. `timeline` holds what its processes said since the fault. */
+export class FaultGapTimeout extends Error {
+  override readonly name = 'FaultGapTimeout';
+  constructor(
+    message: string,
+    readonly timeline: RigLogLine[],
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Feeds `docs` documents, injects the fault once `faultAfter` of them have their final status, waits for every
  * final status and checks what was kept.
  */
-export async function runFaultGap(stack: FaultGapStack, o: { fault: Fault; docs: number; open: OpenGapFeed; faultAfter?: number; drainMs?: number; prefix?: string }): Promise<FaultGapResult> {
+export async function runFaultGap(
+  stack: FaultGapStack,
+  o: { fault: Fault; docs: number; open: OpenGapFeed; faultAfter?: number; drainMs?: number; prefix?: string; feedTimeoutMs?: number },
+): Promise<FaultGapResult> {
   const N = o.docs;
   const prefix = o.prefix ?? `${o.fault}-${Date.now().toString(36)}`;
   const times: number[] = [];
@@ -89,12 +105,18 @@ export async function runFaultGap(stack: FaultGapStack, o: { fault: Fault; docs:
     })();
     await waitFor(() => times.length >= Math.ceil((o.faultAfter ?? 0.3) * N), { what: `${(o.faultAfter ?? 0.3) * 100} % of the documents final`, timeoutMs: 300_000, intervalMs: 5 });
     const sessionOn = stack.logs.findLast((l) => l.msg === 'session created' && l.time >= opened)?.process;
+    const processorsOn = stack.registrations();
     const hit = await stack.inject(o.fault);
     const wholeAt = hit.done.then(() => Date.now());
     wholeAt.catch(() => undefined); // awaited below, after the drain
     const heldBatch = hit.victim?.startsWith('item-processor') ? stack.batchHeldBy(hit.victim) : undefined;
-    await feeding;
-    const { stats, unfinished } = await conn.client.drain(o.drainMs ?? 300_000);
+    // a feed that never ends would block here for good: a timeout with what the stack said instead
+    let timer: NodeJS.Timeout | undefined;
+    const limit = o.feedTimeoutMs ?? 600_000;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new FaultGapTimeout(`${o.fault}: the feed did not end within ${limit} ms of the fault (${times.length} of ${N} final)`, stack.timeline(hit.at - 500, Date.now()).map((l) => ({ ...l, time: l.time - hit.at })))), limit);
+    });
+    const { stats, unfinished } = await Promise.race([feeding.then(() => conn.client.drain(o.drainMs ?? 300_000)), stuck]).finally(() => clearTimeout(timer));
     const last = times[times.length - 1] ?? Date.now();
     const whole = await wholeAt;
     const after = await stack.waitRunning(90_000);
@@ -119,6 +141,7 @@ export async function runFaultGap(stack: FaultGapStack, o: { fault: Fault; docs:
       victim: hit.victim,
       heldBatch,
       sessionOn,
+      processorsOn,
       gap: relative(gap),
       baseline: relative(longestGap(times, warm, hit.at)),
       faultAtMs: hit.at - start,

@@ -163,6 +163,13 @@ export class FaultGapStack {
     return { at, victim, done };
   }
 
+  /** Each item processor's content distributor now (the dispatcher id it last registered with). */
+  registrations(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const l of this.logs) if (l.msg === 'registered with the content distributor') out[l.process] = Number(l.line['dispatcher_id']);
+    return out;
+  }
+
   /** The operations of the batch this item processor accepted last and has not processed yet, if any. */
   batchHeldBy(name: string): { first: number; last: number } | undefined {
     let processed: unknown;

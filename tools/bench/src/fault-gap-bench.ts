@@ -23,7 +23,7 @@ import { FeedingClient } from '@esp/content-client';
 import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
-import { FAULT_GAP_GOALS_MS, FAULTS, FaultGapStack, formatTimeline, runFaultGap, type Fault, type OpenGapFeed } from '@esp/testing';
+import { FAULT_GAP_GOALS_MS, FAULTS, FaultGapStack, FaultGapTimeout, formatTimeline, runFaultGap, type Fault, type OpenGapFeed } from '@esp/testing';
 import { fmt, median } from './stats';
 
 const { values } = parseArgs({ options: { fault: { type: 'string', default: 'all' }, runs: { type: 'string', default: '5' }, docs: { type: 'string', default: '20000' }, timeline: { type: 'boolean', default: false } } });
@@ -73,11 +73,18 @@ async function main(): Promise<number> {
         const over = r.gap.ms > FAULT_GAP_GOALS_MS[fault];
         console.log(
           `run ${run} ${fault}: gap ${fmt(r.gap.ms, 0)} ms (+${r.gap.start}..+${r.gap.end})${over ? ` (over the goal of ${FAULT_GAP_GOALS_MS[fault]})` : ''}, before the fault ${fmt(r.baseline.ms, 0)} ms; ` +
-            `docs ${r.docs}, fault at ${r.faultAtMs} ms, all final at ${r.feedMs} ms; session on ${r.sessionOn ?? '?'}, victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}; lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}; load ${load()}`,
+            `docs ${r.docs}, fault at ${r.faultAtMs} ms, all final at ${r.feedMs} ms; session on ${r.sessionOn ?? '?'} (item processors on ${Object.entries(r.processorsOn).map(([p, d]) => `${p}: ${d}`).join(', ')}), victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}; lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}; load ${load()}`,
         );
         for (const p of r.problems) console.log(`  NOT KEPT: ${p}`);
         if (r.problems.length) failures++;
         if (values.timeline || over || r.problems.length) for (const line of formatTimeline(r.timeline)) console.log(`  ${line}`);
+      } catch (err) {
+        // a run that never ended counts as a failure with what the stack said; the next run starts fresh
+        if (!(err instanceof FaultGapTimeout)) throw err;
+        failures++;
+        gaps.set(fault, [...(gaps.get(fault) ?? []), Infinity]);
+        console.log(`run ${run} ${fault}: ${err.message}; load ${load()}`);
+        for (const line of formatTimeline(err.timeline)) console.log(`  ${line}`);
       } finally {
         await stack.stop();
       }
