@@ -12,6 +12,8 @@ export interface ChildServiceOptions {
   /** A log line (JSON) for which this returns true means the service is ready. Default: msg === 'ready'. */
   ready?: (line: Record<string, unknown>) => boolean;
   startTimeoutMs?: number;
+  /** Every stderr line (a node controller writes its processes' log lines there, each prefixed with [name]). */
+  onStderrLine?: (line: string) => void;
 }
 
 /**
@@ -52,6 +54,9 @@ export class ChildService {
     proc.child.stderr?.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString()).slice(-8000);
     });
+    const onStderrLine = o.onStderrLine;
+    const stderr = proc.child.stderr;
+    if (onStderrLine && stderr) createInterface({ input: stderr }).on('line', onStderrLine);
     const isReady = o.ready ?? ((l) => l['msg'] === 'ready');
     const ready = new Promise<void>((resolve, reject) => {
       const stdout = proc.child.stdout;

@@ -32,3 +32,7 @@ export {
 } from './real-corpus-manifest';
 export { CORPUS_SIZE_MODEL, SeededRandom, logNormalParams, uniqueWord } from './real-corpus-random';
 export { encodePng, tinyPng } from './png';
+export { formatTimeline, longestGap, unexpectedRestarts, type Gap, type RigLogLine } from './fault-gap';
+export { gapDocument, gapMarker, type GapDocument } from './fault-gap-documents';
+export { FAULTS, FAULT_GAP_GOALS_MS, NATS_DOWN_MS, FaultGapStack, type Fault, type StackProcess } from './fault-gap-stack';
+export { FaultGapTimeout, runFaultGap, type FaultGapResult, type GapFeedClient, type GapFeedConnection, type OpenGapFeed } from './fault-gap-rig';

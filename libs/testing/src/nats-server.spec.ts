@@ -50,6 +50,19 @@ describe('NatsServer', () => {
     expect(await tcpOpen(port)).toBe(true);
   });
 
+  it('restart with downMs - the port stays closed that long, then the server is back on it', async () => {
+    const ns = await NatsServer.start();
+    started.push(ns);
+    const { port } = ns;
+    const t0 = Date.now();
+    const restarting = ns.restart({ downMs: 500 });
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await tcpOpen(port)).toBe(false);
+    await restarting;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(500);
+    expect(await tcpOpen(port)).toBe(true);
+  });
+
   it('cleanup - leaves no process behind', async () => {
     const ns = await NatsServer.start();
     const pid = ns.pid;

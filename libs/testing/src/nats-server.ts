@@ -13,6 +13,7 @@ export { sleep } from './nats-process';
  *   const ns = await NatsServer.start();           // JetStream on, temp store dir
  *   ... connect to ns.url ...
  *   await ns.restart();                            // same port, same store
+ *   await ns.restart({ downMs: 2000 });            // the same, down for 2 s first
  *   await ns.stop();                               // or ns.kill() for a SIGKILL
  *
  * A process is watched by a small shell guard and a container by a reaper process: neither outlives a crashed
@@ -130,10 +131,14 @@ export class NatsServer {
     await this.backend.resume();
   }
 
-  /** Stops (gracefully unless hard) and starts again on the same port with the same store. */
-  async restart(opts: { hard?: boolean } = {}): Promise<void> {
+  /**
+   * Stops (gracefully unless hard) and starts again on the same port with the same store; with downMs it stays down
+   * that long first (clients see an outage, not just a dropped connection they win back at the first retry).
+   */
+  async restart(opts: { hard?: boolean; downMs?: number } = {}): Promise<void> {
     if (opts.hard) await this.kill();
     else await this.stop();
+    if (opts.downMs) await sleep(opts.downMs);
     await this.backend.launch();
     await this.waitHealthy(Date.now() + (this.opts.startTimeoutMs ?? 15_000));
   }
