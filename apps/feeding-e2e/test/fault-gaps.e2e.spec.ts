@@ -51,7 +51,7 @@ describe('fault gaps: the longest time without a final status after one fault (s
       const r = await runFaultGap(stack, { fault, docs: DOCS, open, drainMs: 120_000 });
       process.stdout.write(
         `${fault}: gap ${r.gap.ms} ms (+${r.gap.start}..+${r.gap.end}; goal ${FAULT_GAP_GOALS_MS[fault]} ms; before the fault ${r.baseline.ms} ms), fault at ${r.faultAtMs} ms of ${r.feedMs} ms, ` +
-          `session on ${r.sessionOn ?? '?'} (item processors on ${Object.entries(r.processorsOn).map(([p, d]) => `${p}: ${d}`).join(', ')}), victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}, lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}\n`,
+          `session on ${r.sessionOn ?? '?'} (item processors on ${Object.entries(r.processorsOn).map(([p, d]) => `${p}: ${d}`).join(', ')}), victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}, lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}, repeated finals ${r.duplicateFinals}\n`,
       );
       if (r.gap.ms > FAULT_GAP_GOALS_MS[fault] || r.problems.length) process.stdout.write(`${formatTimeline(r.timeline).join('\n')}\n`);
       // both are reported when both fail

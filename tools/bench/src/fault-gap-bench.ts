@@ -73,7 +73,7 @@ async function main(): Promise<number> {
         const over = r.gap.ms > FAULT_GAP_GOALS_MS[fault];
         console.log(
           `run ${run} ${fault}: gap ${fmt(r.gap.ms, 0)} ms (+${r.gap.start}..+${r.gap.end})${over ? ` (over the goal of ${FAULT_GAP_GOALS_MS[fault]})` : ''}, before the fault ${fmt(r.baseline.ms, 0)} ms; ` +
-            `docs ${r.docs}, fault at ${r.faultAtMs} ms, all final at ${r.feedMs} ms; session on ${r.sessionOn ?? '?'} (item processors on ${Object.entries(r.processorsOn).map(([p, d]) => `${p}: ${d}`).join(', ')}), victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}; lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}; load ${load()}`,
+            `docs ${r.docs}, fault at ${r.faultAtMs} ms, all final at ${r.feedMs} ms; session on ${r.sessionOn ?? '?'} (item processors on ${Object.entries(r.processorsOn).map(([p, d]) => `${p}: ${d}`).join(', ')}), victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}; lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}, repeated finals ${r.duplicateFinals}; load ${load()}`,
         );
         for (const p of r.problems) console.log(`  NOT KEPT: ${p}`);
         if (r.problems.length) failures++;
