@@ -19,6 +19,23 @@ describe('membership (GMS over heartbeats)', () => {
     expect(buddyOf(a.view, 'a')?.name).toBe('b');
   });
 
+  it('hold (our own bus down): suspected, never failed, however long; release gives everyone a full failAfterMs again', () => {
+    const a = new Membership(m('a'), { suspectAfterMs: 300, failAfterMs: 1000 }, 0);
+    a.heard(m('b'), 'up', 0);
+    a.heard(m('c'), 'up', 0);
+    a.hold();
+    expect(a.tick(400)).toEqual([{ type: 'suspect', member: m('b') }, { type: 'suspect', member: m('c') }]);
+    expect(views(a.tick(5_000))).toEqual([]);
+    expect(a.view.members).toHaveLength(3);
+    a.release(5_000);
+    expect(a.heard(m('b'), 'up', 5_200)).toEqual([{ type: 'unsuspect', member: m('b') }]);
+    expect(views(a.tick(5_999))).toEqual([]);
+    // c died during the outage: failed a full failAfterMs after the release
+    const v = views(a.tick(6_000));
+    expect(v).toHaveLength(1);
+    expect(v[0]).toMatchObject({ failed: [m('c')] });
+  });
+
   it('silence: suspected after suspectAfterMs (temporary failure, no reshape), removed after failAfterMs (permanent)', () => {
     const a = new Membership(m('a'), { suspectAfterMs: 300, failAfterMs: 1000 }, 0);
     a.heard(m('b'), 'up', 0);

@@ -47,6 +47,7 @@ export function makeView(members: Member[]): View {
 }
 
 export class Membership {
+  private held = false;
   private readonly peers = new Map<string, Peer>(); // by name
   private current: View;
 
@@ -90,6 +91,21 @@ export class Membership {
     return [];
   }
 
+  /**
+   * Our own link is down (the bus reconnecting): silence is ours, so nobody fails permanently until `release` (they
+   * may be suspected: a temporary failure changes no view).
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** The link is back: every peer's silence starts over from now, a full failAfterMs to be heard of again. */
+  release(now: number): void {
+    if (!this.held) return;
+    this.held = false;
+    for (const p of this.peers.values()) p.lastSeen = Math.max(p.lastSeen, now);
+  }
+
   /** Called periodically: suspicion, then permanent failure. */
   tick(now: number): MembershipEvent[] {
     const out: MembershipEvent[] = [];
@@ -97,7 +113,7 @@ export class Membership {
     for (const [name, p] of this.peers) {
       if (this.self && name === this.self.name) continue;
       const silent = now - p.lastSeen;
-      if (silent >= this.opts.failAfterMs) {
+      if (silent >= this.opts.failAfterMs && !this.held) {
         this.peers.delete(name);
         failed.push(p.member);
       } else if (silent >= this.opts.suspectAfterMs && !p.suspected) {

@@ -93,6 +93,15 @@ export class SsrNode {
     return this.s.repairs;
   }
 
+  /** Our bus is down: nobody leaves the view for a silence that is ours (Membership.hold); `releaseMembership` after. */
+  holdMembership(): void {
+    this.s.membership.hold();
+  }
+
+  releaseMembership(): void {
+    this.s.membership.release(this.s.clock.now());
+  }
+
   homeOf(homeHash: number): string | undefined {
     return this.s.router.home(homeHash);
   }

@@ -42,5 +42,7 @@ export function createSessionStore(mw: Middleware, log: Logger, nodeId: number, 
     ...(o.failAfterMs !== undefined ? { failAfterMs: o.failAfterMs } : {}),
     onFire,
   });
+  // an outage of our own bus silences everyone: nobody leaves the view for it (sessions stay where they are)
+  mw.connection.on({ down: () => node.holdMembership(), up: () => node.releaseMembership() });
   return new SessionStore({ node, log: ssrLog, inFlightTimerMs: o.inFlightTimerMs ?? 10_000 });
 }
