@@ -209,7 +209,9 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
   });
   const object = await mw
     .activate(processorServerInterface, processorServer(batches, registration), {
-      object_id: `processor_server/${name}`,
+      // this process's own address: after a crash the restarted processor (same name) answers elsewhere, so a call or
+      // a probe of the dead one finds no responders rather than the new process
+      object_id: `processor_server/${name}/${process.pid}`,
       port: (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET,
       name,
     })

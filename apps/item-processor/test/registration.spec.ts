@@ -68,7 +68,7 @@ describe('item processor registration with a content distributor (MS-FSDPD 3.4) 
         interface_version: processorServerInterface.version,
         host: 'ip-host',
         port: 14000 + INTERNAL_PORT_OFFSET,
-        object_id: 'processor_server/ip-order',
+        object_id: `processor_server/ip-order/${process.pid}`,
       });
       expect([name, hostname, pid, priority]).toEqual(['ip-order', 'ip-host', process.pid, 0]);
       expect(ip.registration.dispatcherId).toBe(3);
