@@ -2,7 +2,7 @@ import type { NatsConnection, Msg } from '@nats-io/transport-node';
 import { errors } from '@nats-io/transport-node';
 import type { CallContext } from './client-proxy';
 import { CallAbandoned, ObjectNotExist, TransportError } from './system-exceptions';
-import { encodeRequest } from './wire-envelope';
+import { decodeReply, encodeRequest } from './wire-envelope';
 
 /**
  * A call waiting for its reply, and what ends it before its deadline:
@@ -10,7 +10,8 @@ import { encodeRequest } from './wire-envelope';
  * - the caller abandons it (CallAbandoned);
  * - the server's process is gone: while the call waits, its object is pinged every watchMs, and no responders twice
  *   in a row (a moment apart, so that a server reconnecting is not taken for a dead one) fails it with
- *   ObjectNotExist (data.in_flight). A server that is slow, or stopped, still answers no-responders with silence:
+ *   ObjectNotExist (data.in_flight); so does an answer from another incarnation than the one that served the
+ *   address before the call (the process was restarted, at the same address, and lost the call). A server that is slow, or stopped, still answers no-responders with silence:
  *   that call waits for its deadline as before.
  * The request itself goes on in nats.js until its deadline; a reply that comes after all is dropped there.
  */
@@ -58,8 +59,9 @@ export function requestEndingEarly(nc: NatsConnection, subject: string, bytes: U
     }
     const watchMs = ctx.watchMs ?? (bus ? DEFAULT_WATCH_MS : 0);
     if (bus && watchMs > 0 && method !== '__ping') {
-      const stop = watchServer(nc, subject, call, watchMs, bus, () =>
-        fail(new ObjectNotExist(`${method}: the object at ${subject} went away while the call was in flight (no responders); it may or may not have done the work`, { subject, in_flight: true })),
+      const known = ctx.incarnations?.get(subject);
+      const stop = watchServer(nc, subject, call, watchMs, bus, known, (why) =>
+        fail(new ObjectNotExist(`${method}: the object at ${subject} ${why} while the call was in flight; it may or may not have done the work`, { subject, in_flight: true })),
       );
       cleanups.push(stop);
     }
@@ -72,32 +74,52 @@ export function requestEndingEarly(nc: NatsConnection, subject: string, bytes: U
   });
 }
 
-/** Pings the server's object while a call waits; `onGone` when it has no responders twice in a row. Returns the stop. */
-function watchServer(nc: NatsConnection, subject: string, call: CallName, watchMs: number, bus: NonNullable<CallContext['bus']>, onGone: () => void): () => void {
+/**
+ * Pings the server's object while a call waits; `onGone` when it has no responders twice in a row, or when another
+ * incarnation than `known` (the one that served the address before the call) answers. Returns the stop.
+ */
+function watchServer(
+  nc: NatsConnection,
+  subject: string,
+  call: CallName,
+  watchMs: number,
+  bus: NonNullable<CallContext['bus']>,
+  known: string | undefined,
+  onGone: (why: string) => void,
+): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  let incarnation = known;
   const ping = encodeRequest({ interfaceType: call.interfaceType, interfaceVersion: call.interfaceVersion, method: '__ping', args: [], timeoutMs: watchMs });
-  const noResponders = async (): Promise<boolean> => {
+  const ask = async (): Promise<'gone' | 'replaced' | 'there'> => {
     // a server reconnecting after an outage of ours, or of its own, has no responders for a moment: not proof
-    if (bus.current !== 'up' || bus.settling()) return false;
+    if (bus.current !== 'up' || bus.settling()) return 'there';
     try {
-      await nc.request(subject, ping, { timeout: watchMs });
-      return false;
+      const r = decodeReply((await nc.request(subject, ping, { timeout: watchMs })).data);
+      if (r.ok && r.incarnation !== undefined) {
+        if (incarnation === undefined) incarnation = r.incarnation;
+        else if (r.incarnation !== incarnation) return 'replaced';
+      }
+      return 'there';
     } catch (err) {
-      return (err instanceof errors.RequestError && err.isNoResponders()) || err instanceof errors.NoRespondersError;
+      return (err instanceof errors.RequestError && err.isNoResponders()) || err instanceof errors.NoRespondersError ? 'gone' : 'there';
     }
   };
   const tick = async (): Promise<void> => {
     timer = undefined;
     if (stopped) return;
-    if ((await noResponders()) && !stopped) {
+    const first = await ask();
+    if (stopped) return;
+    if (first === 'replaced') return onGone('was answered by a restarted process');
+    if (first === 'gone') {
       await new Promise((r) => setTimeout(r, CONFIRM_GONE_MS));
-      if (!stopped && (await noResponders()) && !stopped) {
-        onGone();
-        return;
-      }
+      if (stopped) return;
+      const again = await ask();
+      if (stopped) return;
+      if (again === 'gone') return onGone('went away (no responders)');
+      if (again === 'replaced') return onGone('was answered by a restarted process');
     }
-    if (!stopped) timer = setTimeout(() => void tick(), watchMs);
+    timer = setTimeout(() => void tick(), watchMs);
   };
   timer = setTimeout(() => void tick(), watchMs);
   return () => {

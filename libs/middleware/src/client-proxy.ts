@@ -1,6 +1,7 @@
 import { versionCompatible, type Aor, type InterfaceDef, type ProxyOf } from '@esp/interfaces';
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { BusState } from './bus-state';
+import type { Incarnations } from './incarnations';
 import { abandoned, requestEndingEarly, SETTLE_RETRY_MS, waitUntil } from './call-in-flight';
 import { CallTimeout, SystemException, ObjectNotExist, PayloadTooLarge, TransportError, VersionMismatch } from './system-exceptions';
 import { decodeReply, encodeRequest } from './wire-envelope';
@@ -20,6 +21,8 @@ export interface CallContext {
   timeoutMs: number;
   /** The connection's state: a call in flight when the connection drops fails then with TransportError. */
   bus?: BusState;
+  /** The server process last seen at each address (from replies): a restarted server ends a watched call. */
+  incarnations?: Incarnations;
   signal?: AbortSignal;
   /**
    * While the call waits longer than this (ms), the server's object is pinged; no responders twice in a row (its
@@ -73,7 +76,10 @@ export async function invoke(
     }
   }
   const r = decodeReply(reply.data);
-  if (r.ok) return r.value;
+  if (r.ok) {
+    ctx.incarnations?.note(subject, r.incarnation);
+    return r.value;
+  }
   throw r.error;
 }
 
@@ -99,7 +105,7 @@ function mapTransportError(err: unknown, subject: string, method: string, timeou
  * A typed client proxy of the object at `aor`. Refuses at once an AOR of another interface type or of an
  * incompatible version (the version rule: same major, server minor >= ours).
  */
-export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I, aor: Aor, subject: string, opts: ProxyOptions & { bus?: BusState } = {}): ProxyOf<I> {
+export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I, aor: Aor, subject: string, opts: ProxyOptions & { bus?: BusState; incarnations?: Incarnations } = {}): ProxyOf<I> {
   if (aor.interface_type !== iface.type) {
     throw new VersionMismatch(`object ${aor.object_id} serves ${aor.interface_type}, not ${iface.type}`, { served: aor.interface_type, requested: iface.type });
   }
@@ -109,7 +115,7 @@ export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I
       requested: iface.version,
     });
   }
-  const ctx: CallContext = { timeoutMs: opts.timeoutMs ?? 30_000, bus: opts.bus, signal: opts.signal };
+  const ctx: CallContext = { timeoutMs: opts.timeoutMs ?? 30_000, bus: opts.bus, incarnations: opts.incarnations, signal: opts.signal };
   const pingCtx: CallContext = { ...ctx, timeoutMs: Math.min(ctx.timeoutMs, 5_000) };
   const proxy: Record<string, (...args: unknown[]) => Promise<unknown>> = {
     __ping: async () => {

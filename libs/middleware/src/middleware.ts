@@ -4,7 +4,9 @@ import { natsSecurity, type NatsSecurity } from '@esp/cli-options';
 import { createLogger, type Logger } from '@esp/logging';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { BlobStore, type BlobStoreOptions } from './blob-store';
+import { randomBytes } from 'node:crypto';
 import { BusState } from './bus-state';
+import { Incarnations } from './incarnations';
 import { createProxy, type ProxyOptions } from './client-proxy';
 import { natsAuthOptions, NatsCredentialsError } from './nats-auth';
 import { NameServerClient } from './name-server-client';
@@ -51,6 +53,9 @@ export class Middleware {
   readonly bus: RawBus;
   /** The connection's state: whether it is up, and its drops and reconnects. */
   readonly connection: BusState;
+  /** This process, as its server objects name it in their replies (random per connection). */
+  readonly incarnation = randomBytes(6).toString('base64url');
+  private readonly incarnations = new Incarnations();
   private readonly objects = new Set<ServerObject<InterfaceDef>>();
   private readonly blobStores = new Map<string, Promise<BlobStore>>();
   private closed = false;
@@ -111,7 +116,7 @@ export class Middleware {
 
   /** Activates on an explicit subject (the name server's well-known one). */
   async activateAt<I extends InterfaceDef>(subject: string, iface: I, impl: Implementation<I>, aor: Aor, opts: ServerObjectOptions = {}): Promise<ServerObject<I>> {
-    const obj = new ServerObject(this.nc, iface, impl, aor, subject, this.log.child({ object: aor.object_id, interface: iface.type }), opts);
+    const obj = new ServerObject(this.nc, iface, impl, aor, subject, this.log.child({ object: aor.object_id, interface: iface.type }), { incarnation: this.incarnation, ...opts });
     await obj.start();
     this.objects.add(obj as unknown as ServerObject<InterfaceDef>);
     this.log.debug({ subject, interface: iface.type, object: aor.object_id }, 'activated');
@@ -125,12 +130,12 @@ export class Middleware {
 
   /** A typed proxy of the object at `aor`. */
   proxy<I extends InterfaceDef>(iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
-    return createProxy(this.nc, iface, aor, objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id), { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs, bus: this.connection });
+    return createProxy(this.nc, iface, aor, objectSubject(aor.interface_type, aor.host, aor.port, aor.object_id), { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs, bus: this.connection, incarnations: this.incarnations });
   }
 
   /** A typed proxy of an object activated on an explicit subject (activateAt): a well-known service address. */
   proxyAt<I extends InterfaceDef>(subject: string, iface: I, aor: Aor, opts: ProxyOptions = {}): ProxyOf<I> {
-    return createProxy(this.nc, iface, aor, subject, { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs, bus: this.connection });
+    return createProxy(this.nc, iface, aor, subject, { ...opts, timeoutMs: opts.timeoutMs ?? this.timeoutMs, bus: this.connection, incarnations: this.incarnations });
   }
 
   /**

@@ -42,6 +42,8 @@ export interface ServerObjectOptions {
    * of its subject, so NATS permissions on subjects are permissions on names.
    */
   admit?: (method: string, args: readonly unknown[], subject: string) => SystemException | undefined;
+  /** Names this process in every result reply (wire-envelope.ts): callers tell a restarted server from the same one. */
+  incarnation?: string;
 }
 
 /**
@@ -69,6 +71,11 @@ export class ServerObject<I extends InterfaceDef> {
   ) {
     this.maxRequestBytes = opts.maxRequestBytes ?? 1024 * 1024;
     this.maxInFlight = opts.maxInFlight ?? 1024;
+  }
+
+  /** Named in replies; not for a queue group, whose replies come from several processes. */
+  private get incarnation(): string | undefined {
+    return this.opts.queue ? undefined : this.opts.incarnation;
   }
 
   /** Subscribes; resolves once the server has the subscription, so a call right after cannot miss it. */
@@ -138,7 +145,7 @@ export class ServerObject<I extends InterfaceDef> {
     }
     const refused = this.opts.refuse?.();
     if (refused) return this.fail(msg, refused);
-    if (req.method === '__ping') return this.reply(msg, encodeResult(null));
+    if (req.method === '__ping') return this.reply(msg, encodeResult(null, this.incarnation));
     const def = Object.prototype.hasOwnProperty.call(this.iface.methods, req.method) ? (this.iface.methods[req.method] as MethodDef) : undefined;
     if (!def) {
       return this.fail(msg, new UnknownMethod(`${this.iface.type} has no method "${req.method}"`, { method: req.method }));
@@ -180,7 +187,7 @@ export class ServerObject<I extends InterfaceDef> {
         }
         result = r.value;
       }
-      this.reply(msg, encodeResult(result));
+      this.reply(msg, encodeResult(result, this.incarnation));
     } catch (err) {
       if (err instanceof UserException || err instanceof SystemException) return this.fail(msg, err);
       this.log.error({ err, method }, 'call failed with an unexpected error');

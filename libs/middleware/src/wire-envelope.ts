@@ -8,7 +8,10 @@ import { BadRequest, SystemException, systemExceptionFromWire } from './system-e
  * arguments. Arrays rather than maps: small and fast.
  *
  *   request: [WIRE_VERSION, interface_type, interface_version, method, args[], timeout_ms]
- *   reply:   [0, result]  or  [1, [kind 'u'|'s', code, message, data]]
+ *   reply:   [0, result, incarnation?]  or  [1, [kind 'u'|'s', code, message, data]]
+ *
+ * The incarnation names the server process that answered (random per process): a caller that sees another one at
+ * the same address knows the process was replaced, and that a call it had in flight there is lost.
  */
 export const WIRE_VERSION = 1;
 
@@ -45,8 +48,8 @@ export function decodeRequest(bytes: Uint8Array): CallRequest {
   return { interfaceType, interfaceVersion, method, args, timeoutMs };
 }
 
-export function encodeResult(value: unknown): Uint8Array {
-  return packr.pack([0, value]);
+export function encodeResult(value: unknown, incarnation?: string): Uint8Array {
+  return packr.pack(incarnation === undefined ? [0, value] : [0, value, incarnation]);
 }
 
 export function encodeException(err: UserException | SystemException): Uint8Array {
@@ -54,7 +57,7 @@ export function encodeException(err: UserException | SystemException): Uint8Arra
   return packr.pack([1, [kind, err.code, err.message, err.data]]);
 }
 
-export type DecodedReply = { ok: true; value: unknown } | { ok: false; error: UserException | SystemException };
+export type DecodedReply = { ok: true; value: unknown; incarnation?: string } | { ok: false; error: UserException | SystemException };
 
 /** Decodes a reply; a reply that is not one becomes a BadRequest error (the peer is not speaking our protocol). */
 export function decodeReply(bytes: Uint8Array): DecodedReply {
@@ -64,6 +67,7 @@ export function decodeReply(bytes: Uint8Array): DecodedReply {
   } catch (err) {
     return { ok: false, error: new BadRequest(`malformed reply: ${(err as Error).message}`) };
   }
+  if (Array.isArray(v) && v.length === 3 && v[0] === 0 && typeof v[2] === 'string') return { ok: true, value: v[1], incarnation: v[2] };
   if (Array.isArray(v) && v.length === 2) {
     if (v[0] === 0) return { ok: true, value: v[1] };
     const e = v[1] as unknown;

@@ -104,4 +104,29 @@ describe('calls that end before their deadline: a NATS outage, a server gone, a 
     const echo = client.proxy(echoInterface, obj.aor, { timeoutMs: 10_000 });
     expect(await echo.sleep(3_500)).toBe('slept');
   });
+
+  it('a call in flight to a server killed and at once restarted at the same address (another incarnation) fails with object_not_exist (in_flight)', async () => {
+    const env = { NATS_URL: ns.url, PORT: '16397' };
+    const first = await ChildService.start({ entry: 'libs/middleware/test/fixtures/echo-server-main.ts', env });
+    const aor = first.logs.find((l) => l['msg'] === 'ready')!['aor'] as Aor;
+    const echo = client.proxy(echoInterface, aor, { timeoutMs: 30_000 });
+    expect(await echo.echo('seen', 1)).toBe('seen'); // its incarnation is known from this reply
+    const call = echo.sleep(20_000).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    await first.kill();
+    const second = await ChildService.start({ entry: 'libs/middleware/test/fixtures/echo-server-main.ts', env });
+    try {
+      expect((second.logs.find((l) => l['msg'] === 'ready')!['aor'] as Aor).object_id).toBe(aor.object_id);
+      const err = await call;
+      expect(err).toBeInstanceOf(ObjectNotExist);
+      expect((err as ObjectNotExist).data['in_flight']).toBe(true);
+      expect((err as Error).message).toMatch(/restarted process/);
+      expect(Date.now() - t0).toBeLessThan(15_000);
+      // the new process serves the address
+      expect(await echo.echo('again', 1)).toBe('again');
+    } finally {
+      await second.stop();
+    }
+  });
 });
