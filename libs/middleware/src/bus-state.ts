@@ -12,8 +12,17 @@ export type BusCondition = 'up' | 'down';
 
 /** A call waiting for its reply: failed at once when the connection drops under it. */
 export interface InFlightCall {
-  fail(err: Error): void;
+  /** The connection dropped while the call waited. */
+  dropped(why: Error): void;
+  /**
+   * Started once the call has waited `afterMs` (one shared timer for all calls, not one per call: most calls end
+   * long before): the caller's watch of its server.
+   */
+  readonly watch?: { afterMs: number; since: number; start(): void; started?: boolean } | undefined;
 }
+
+/** How often the calls in flight are looked at for one that has waited long enough to be watched. */
+const WATCH_SCAN_MS = 250;
 
 export interface BusStateEvents {
   /** The connection dropped: calls in flight were failed; nothing reaches this process until 'up'. */
@@ -39,6 +48,7 @@ export class BusState {
   /** When the connection last came back (0: never dropped). */
   private upSince = 0;
   private readonly calls = new Set<InFlightCall>();
+  private scanner: ReturnType<typeof setInterval> | undefined;
   private readonly listeners = new Set<Partial<BusStateEvents>>();
   private upWaiters: (() => void)[] = [];
 
@@ -80,7 +90,29 @@ export class BusState {
   /** Registers a call in flight; returns its deregistration, to run when the call ends in any way. */
   track(call: InFlightCall): () => void {
     this.calls.add(call);
+    if (call.watch && this.scanner === undefined) {
+      this.scanner = setInterval(() => this.scan(), WATCH_SCAN_MS);
+      this.scanner.unref?.();
+    }
+    // the scanner stops itself at a look that finds no call: not per call, which would make a timer per call again
     return () => this.calls.delete(call);
+  }
+
+  private scan(): void {
+    if (this.calls.size === 0) return this.stopScanner();
+    const now = Date.now();
+    for (const c of this.calls) {
+      const w = c.watch;
+      if (w && !w.started && now - w.since >= w.afterMs) {
+        w.started = true;
+        w.start();
+      }
+    }
+  }
+
+  private stopScanner(): void {
+    if (this.scanner !== undefined) clearInterval(this.scanner);
+    this.scanner = undefined;
   }
 
   get inFlight(): number {
@@ -93,8 +125,10 @@ export class BusState {
     this.downSince = Date.now();
     const failed = [...this.calls];
     this.calls.clear();
+    this.stopScanner();
     this.log.warn({ status: 'disconnect', server, calls_failed: failed.length }, 'nats disconnect: calls in flight fail now and are retried after the reconnect');
-    for (const call of failed) call.fail(new Error(`connection to NATS ${server} lost while the call was in flight`));
+    const why = new Error(`connection to NATS ${server} lost while the call was in flight`);
+    for (const call of failed) call.dropped(why);
     for (const l of this.listeners) l.down?.();
   }
 

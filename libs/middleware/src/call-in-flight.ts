@@ -1,5 +1,6 @@
 import type { NatsConnection, Msg } from '@nats-io/transport-node';
 import { errors } from '@nats-io/transport-node';
+import type { InFlightCall } from './bus-state';
 import type { CallContext } from './client-proxy';
 import { CallAbandoned, ObjectNotExist, TransportError } from './system-exceptions';
 import { decodeReply, encodeRequest } from './wire-envelope';
@@ -33,45 +34,78 @@ export interface CallName {
 }
 
 export function requestEndingEarly(nc: NatsConnection, subject: string, bytes: Uint8Array, call: CallName, ctx: CallContext): Promise<Msg> {
-  const { method } = call;
-  const bus = ctx.bus;
-  return new Promise<Msg>((resolve, reject) => {
-    let settled = false;
-    const cleanups: (() => void)[] = [];
-    const end = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      for (const c of cleanups) c();
-      return true;
-    };
-    const fail = (err: Error): void => {
-      if (end()) reject(err);
-    };
+  return new Promise<Msg>((resolve, reject) => new PendingCall(nc, subject, bytes, call, ctx, resolve, reject));
+}
+
+/**
+ * One call waiting for its reply, as the bus state tracks it (InFlightCall). A class rather than closures: there is
+ * one per call, and most end within milliseconds.
+ */
+class PendingCall implements InFlightCall {
+  private settled = false;
+  private untrack: (() => void) | undefined;
+  private stopWatch: (() => void) | undefined;
+  private onAbort: (() => void) | undefined;
+  /** The server as it was before this call: one answering later as another incarnation was restarted meanwhile. */
+  private readonly known: string | undefined;
+  readonly watch: InFlightCall['watch'];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly subject: string,
+    bytes: Uint8Array,
+    private readonly call: CallName,
+    private readonly ctx: CallContext,
+    private readonly resolve: (m: Msg) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    const bus = ctx.bus;
     // only a call sent while the connection is up can be cut by its drop; one sent while it is down waits in the
     // client's buffer and goes out at the reconnect
     if (bus?.current === 'up') {
-      cleanups.push(bus.track({ fail: (why) => fail(new TransportError(`${method}: ${why.message}; the server may or may not have got it`, { subject, in_flight: true }, { cause: why })) }));
+      const watchMs = ctx.watchMs ?? DEFAULT_WATCH_MS;
+      if (watchMs > 0 && call.method !== '__ping') {
+        this.known = ctx.incarnations?.get(subject);
+        this.watch = { afterMs: watchMs, since: Date.now(), start: () => this.startWatch(watchMs) };
+      }
+      this.untrack = bus.track(this);
     }
     if (ctx.signal) {
-      const onAbort = (): void => fail(abandoned(method, subject, ctx.signal));
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-      cleanups.push(() => ctx.signal?.removeEventListener('abort', onAbort));
-    }
-    const watchMs = ctx.watchMs ?? (bus ? DEFAULT_WATCH_MS : 0);
-    if (bus && watchMs > 0 && method !== '__ping') {
-      const known = ctx.incarnations?.get(subject);
-      const stop = watchServer(nc, subject, call, watchMs, bus, known, (why) =>
-        fail(new ObjectNotExist(`${method}: the object at ${subject} ${why} while the call was in flight; it may or may not have done the work`, { subject, in_flight: true })),
-      );
-      cleanups.push(stop);
+      this.onAbort = () => this.fail(abandoned(call.method, subject, ctx.signal));
+      ctx.signal.addEventListener('abort', this.onAbort, { once: true });
     }
     nc.request(subject, bytes, { timeout: ctx.timeoutMs }).then(
       (m) => {
-        if (end()) resolve(m);
+        if (this.end()) this.resolve(m);
       },
-      (err: unknown) => fail(err as Error),
+      (err: unknown) => this.fail(err as Error),
     );
-  });
+  }
+
+  /** The connection dropped under it (BusState). */
+  dropped(why: Error): void {
+    this.fail(new TransportError(`${this.call.method}: ${why.message}; the server may or may not have got it`, { subject: this.subject, in_flight: true }, { cause: why }));
+  }
+
+  private startWatch(watchMs: number): void {
+    if (this.settled || !this.ctx.bus) return;
+    this.stopWatch = watchServer(this.nc, this.subject, this.call, watchMs, this.ctx.bus, this.known, (why) =>
+      this.fail(new ObjectNotExist(`${this.call.method}: the object at ${this.subject} ${why} while the call was in flight; it may or may not have done the work`, { subject: this.subject, in_flight: true })),
+    );
+  }
+
+  private fail(err: Error): void {
+    if (this.end()) this.reject(err);
+  }
+
+  private end(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.untrack?.();
+    this.stopWatch?.();
+    if (this.onAbort) this.ctx.signal?.removeEventListener('abort', this.onAbort);
+    return true;
+  }
 }
 
 /**
@@ -121,7 +155,8 @@ function watchServer(
     }
     timer = setTimeout(() => void tick(), watchMs);
   };
-  timer = setTimeout(() => void tick(), watchMs);
+  // started once the call has waited watchMs already: the first question goes now
+  void tick();
   return () => {
     stopped = true;
     if (timer) clearTimeout(timer);
