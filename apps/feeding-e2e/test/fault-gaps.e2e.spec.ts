@@ -48,7 +48,7 @@ describe('fault gaps: the longest time without a final status after one fault (s
 
   for (const fault of FAULTS) {
     it(`${fault}: every operation ends once, every completed document is found, no healthy process restarted, and the gap is at most ${FAULT_GAP_GOALS_MS[fault]} ms`, async () => {
-      const r = await runFaultGap(stack, { fault, docs: DOCS, open, drainMs: 120_000 });
+      const r = await runFaultGap(stack, { fault, docs: DOCS, open, drainMs: 120_000, feedTimeoutMs: 200_000 });
       process.stdout.write(
         `${fault}: gap ${r.gap.ms} ms (+${r.gap.start}..+${r.gap.end}; goal ${FAULT_GAP_GOALS_MS[fault]} ms; before the fault ${r.baseline.ms} ms), fault at ${r.faultAtMs} ms of ${r.feedMs} ms, ` +
           `session on ${r.sessionOn ?? '?'} (item processors on ${Object.entries(r.processorsOn).map(([p, d]) => `${p}: ${d}`).join(', ')}), victim ${r.victim ?? '-'}${r.heldBatch ? ` (holding operations ${r.heldBatch.first}-${r.heldBatch.last})` : ''}, lost ${r.lost}, resubmitted ${r.resubmitted}, failovers ${r.failovers}, repeated finals ${r.duplicateFinals}\n`,
