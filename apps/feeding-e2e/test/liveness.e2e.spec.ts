@@ -24,20 +24,24 @@ function batchInFlight(p: ChildService, sessionId: number): { first: number; las
   return { first, last: lastAccepted['last'] as number };
 }
 
+/** Two item processors, 3 ms a document: a batch of 100 takes about 300 ms. */
+function slowChain(collection: string): Promise<Chain> {
+  return Chain.start({
+    collections: [collection],
+    processors: 2,
+    pipeline: {
+      pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 3 }, { type: 'normalize' }] },
+      default_pipeline: 'standard',
+    },
+  });
+}
+
 describe('PPP liveness of item processors in the feeding chain', () => {
   let chain: Chain;
   let stopped: ChildService | undefined;
   beforeAll(async () => {
     // Lease Timeout stays at 300 s: only liveness can notice a stopped processor within the test
-    chain = await Chain.start({
-      collections: ['live'],
-      processors: 2,
-      // 3 ms a document: a batch of 100 takes about 300 ms
-      pipeline: {
-        pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 3 }, { type: 'normalize' }] },
-        default_pipeline: 'standard',
-      },
-    });
+    chain = await slowChain('live');
   }, 120_000);
   afterAll(async () => {
     stopped?.signal('SIGCONT');
@@ -173,14 +177,7 @@ describe('PPP liveness with a single item processor', () => {
 describe('an item processor killed (SIGKILL) under load: the gone probe', () => {
   let chain: Chain;
   beforeAll(async () => {
-    chain = await Chain.start({
-      collections: ['gone'],
-      processors: 2,
-      pipeline: {
-        pipelines: { standard: [{ type: 'utf8' }, { type: 'fail', name: 'slow', delay_ms: 3 }, { type: 'normalize' }] },
-        default_pipeline: 'standard',
-      },
-    });
+    chain = await slowChain('gone');
   }, 120_000);
   afterAll(async () => {
     await chain?.stop();
