@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /**
  * Faults cost seconds, not a call timeout: the stack of `npm start` (node controller with the indexer, two content
  * distributors and two item processors) under a feed, one fault each, and the longest time in which the content
- * client saw no document finish. The same rig as `npm run bench:faults`, with fewer documents (DOCS) and one stack
- * for the four faults, in this order (the master change last), to stay within a few minutes on two cores.
+ * client saw no document finish. The same rig as `npm run bench:faults` (20,000 documents a fault, as the bench), with
+ * one stack for the four faults, in this order (the master change last), to stay within a few minutes on two cores.
  */
-const DOCS = 4000;
+const DOCS = 20_000;
 
 /** A FeedingClient on its own connection, and the indexer's search interface to check what was kept. */
 const open: OpenGapFeed = async ({ natsUrl, collection, onFinal, logs }) => {
