@@ -22,6 +22,9 @@ export interface DispatcherHolderOptions {
  * processors it has assigned. Kept across times as master: an entry of a node that is gone fails fast (no
  * responders) and is dropped when used.
  */
+/** How long a processor registering again under a known name waits for a node to show up empty (see assign). */
+const REREGISTRATION_SETTLE_MS = 2_000;
+
 export class DispatcherHolder {
   readonly nodes = new Map<number, ProxyOf<typeof dispatcherNodeInterface>>();
   /** The item processors assigned by name, and the node each was given last (undefined: registered directly). */
@@ -56,20 +59,37 @@ export class DispatcherHolder {
 
   /** assign_dispatcher: the node an item processor registers with. */
   async assign(name: string): Promise<number> {
+    const seen = this.procservers.has(name);
     const previous = this.procservers.get(name);
-    if (!this.procservers.has(name)) this.procservers.set(name, undefined);
-    // every node runs a procserver_handler under its node id; this master's own is always there. A node without
-    // any item processor (one that came back after a failover, say) gets the next one: sessions placed on it
-    // could not be fed otherwise.
+    if (!seen) this.procservers.set(name, undefined);
+    let { ids, empty } = await this.nodeLoads();
+    // a processor registering again under a name seen before was most likely restarted after a crash, and its node
+    // may not have declared its old self dead yet (that takes about a second): unless the node it had is known, give
+    // the nodes that long to show up empty, or the node would be left without a processor
+    if (seen && previous === undefined && !empty.length) {
+      const until = Date.now() + REREGISTRATION_SETTLE_MS;
+      while (!empty.length && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 200));
+        ({ ids, empty } = await this.nodeLoads());
+      }
+    }
+    const chosen = pickNode(ids, empty, previous, this.procservers.size);
+    if (chosen !== ASSIGN_DISPATCHER_NONE_AVAILABLE) this.procservers.set(name, chosen);
+    return chosen;
+  }
+
+  /**
+   * The nodes that answer, and those without a live item processor. Every node runs a procserver_handler under its
+   * node id; this master's own is always there. A node without any item processor (one that came back after a
+   * failover, say) gets the next one: sessions placed on it could not be fed otherwise.
+   */
+  private async nodeLoads(): Promise<{ ids: number[]; empty: number[] }> {
     const known = [this.o.nodeId, ...this.nodes.keys()];
     const loads = await Promise.all(known.map((id) => (id === this.o.nodeId ? this.o.localLoad() : (this.nodes.get(id)?.get_load().catch(() => -1) ?? -1))));
     // a node that does not answer is gone: drop it rather than send an item processor there
     for (const [i, id] of known.entries()) if (loads[i] === -1) this.nodes.delete(id);
     const ids = known.filter((_, i) => loads[i] !== -1);
-    const empty = ids.filter((id) => loads[known.indexOf(id)] === NO_PROCESSORS_LOAD);
-    const chosen = pickNode(ids, empty, previous, this.procservers.size);
-    if (chosen !== ASSIGN_DISPATCHER_NONE_AVAILABLE) this.procservers.set(name, chosen);
-    return chosen;
+    return { ids, empty: ids.filter((id) => loads[known.indexOf(id)] === NO_PROCESSORS_LOAD) };
   }
 
   /**
