@@ -14,6 +14,8 @@ export interface ProxyOptions {
    * message), whether or not the server got them. For a caller that learnt otherwise that no reply will come.
    */
   signal?: AbortSignal;
+  /** After how long a waiting call has its server watched (ms, default 1000; 0: never). See CallContext. */
+  watchMs?: number;
 }
 
 /** How one call is sent: its deadline, and what makes it end early. */
@@ -115,7 +117,7 @@ export function createProxy<I extends InterfaceDef>(nc: NatsConnection, iface: I
       requested: iface.version,
     });
   }
-  const ctx: CallContext = { timeoutMs: opts.timeoutMs ?? 30_000, bus: opts.bus, incarnations: opts.incarnations, signal: opts.signal };
+  const ctx: CallContext = { timeoutMs: opts.timeoutMs ?? 30_000, bus: opts.bus, incarnations: opts.incarnations, signal: opts.signal, ...(opts.watchMs !== undefined ? { watchMs: opts.watchMs } : {}) };
   const pingCtx: CallContext = { ...ctx, timeoutMs: Math.min(ctx.timeoutMs, 5_000) };
   const proxy: Record<string, (...args: unknown[]) => Promise<unknown>> = {
     __ping: async () => {
