@@ -1,4 +1,4 @@
-import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult, STACK_HELP, STACK_OPTIONS, waitForNatsMs } from '@esp/cli-options';
 
 export const HELP = `Usage: npm run feed -- --collection <name> [options] <file | dir | -> ...
 
@@ -20,7 +20,6 @@ Inputs:
 
 Options:
   --collection <name>     collection to feed (required)
-  --nats <url>            NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
   --batch-size <n>        operations per batch (default: 100)
   --batch-bytes <size>    bytes per batch at most (default and upper bound: the connection's max_payload)
   --inline-max-bytes <size>
@@ -45,6 +44,7 @@ xml_error, operation_dropped). Operations lost by a dead item processor come bac
 "resubmit" and are fed again automatically. The exit code is 0 when every document completed, 1 when any failed or
 has no final status or there was an input error, 2 for bad usage. Skipped files do not change the exit code.
 
+${STACK_HELP}
 ${NATS_SECURITY_HELP}`;
 
 const KiB = 1024;
@@ -70,6 +70,8 @@ export interface FeedCli {
   inputs: string[];
   nats: string[];
   security: NatsSecurity;
+  /** How long to wait for the first connection to NATS (ms). */
+  waitForNatsMs: number;
   batchSize: number;
   batchBytes: number | undefined;
   inlineMaxBytes: number;
@@ -91,7 +93,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     allowPositionals: true,
     options: {
       collection: { type: 'string' },
-      nats: { type: 'string' },
+      ...STACK_OPTIONS,
       ...NATS_SECURITY_OPTIONS,
       'batch-size': { type: 'string' },
       'batch-bytes': { type: 'string' },
@@ -123,7 +125,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const batchBytes = sizeOption('batch-bytes', values['batch-bytes'], undefined, 1024, GiB);
   const inlineMaxBytes = sizeOption('inline-max-bytes', values['inline-max-bytes'], 256 * KiB, 0, GiB);
   const maxDocumentBytes = sizeOption('max-document-bytes', values['max-document-bytes'], 100 * MiB, 1, 1024 * GiB);
-  for (const v of [batchBytes, inlineMaxBytes, maxDocumentBytes]) if (typeof v === 'string') return { kind: 'error', message: v };
+  const waitMs = waitForNatsMs(values['wait-for-nats']);
+  for (const v of [batchBytes, inlineMaxBytes, maxDocumentBytes, waitMs]) if (typeof v === 'string') return { kind: 'error', message: v };
   for (const v of [batchSize, maxInFlight, limitedResubmits, maxResubmits, timeoutS]) if (typeof v === 'string') return { kind: 'error', message: v };
   return {
     kind: 'run',
@@ -131,6 +134,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     inputs: positionals,
     nats: natsServers(values.nats, env),
     security,
+    waitForNatsMs: waitMs as number,
     batchSize: batchSize as number,
     batchBytes: batchBytes as number | undefined,
     inlineMaxBytes: inlineMaxBytes as number,

@@ -1,9 +1,10 @@
 /**
- * feed: the content client CLI. `npm run feed -- --collection news ./corpus` (see --help).
+ * feed: the content client CLI. `npm run feed -- --collection news ./corpus` (see --help). Paths are the user's
+ * ($INIT_CWD): the process works in the directory the command was typed in.
  */
 import { writeFileSync } from 'node:fs';
 import { FeedingClient, type DocumentOutcome } from '@esp/content-client';
-import { stackEnv } from '@esp/cli-options';
+import { cliStack, homeLine } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { SingleBar } from 'cli-progress';
@@ -11,7 +12,11 @@ import { parseCli } from './cli';
 import { documents } from './document-source';
 import { InputTally, peakRssMb } from './input-tally';
 
-const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client', { argv: process.argv.slice(2) }));
+const argv = process.argv.slice(2);
+// the home and the stack, found before the working directory moves to where the user typed the command
+const where = cliStack(argv, process.env, 'client');
+process.chdir(where.cwd);
+const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
   process.exit(0);
@@ -20,9 +25,21 @@ if (cli.kind === 'error') {
   process.stderr.write(`feed: ${cli.message}\nTry --help.\n`);
   process.exit(2);
 }
+if (where.kind === 'no-stack') {
+  process.stderr.write(`feed: ${where.message}\n`);
+  process.exit(1);
+}
+if (!cli.quiet) process.stderr.write(`feed: ${homeLine(where, cli.nats)}\n`);
 
 const log = createLogger('feed', { collection: cli.collection }, { level: process.env['LOG_LEVEL'] ?? 'warn' });
-const mw = await Middleware.connect({ name: 'feed', servers: cli.nats, security: cli.security, logger: log }).catch((err: Error) => {
+const mw = await Middleware.connect({
+  name: 'feed',
+  servers: cli.nats,
+  security: cli.security,
+  logger: log,
+  waitForServerMs: cli.waitForNatsMs,
+  onWaiting: (why) => process.stderr.write(`feed: waiting up to ${cli.waitForNatsMs / 1000} s for NATS at ${cli.nats.join(',')} (${why}); --wait-for-nats sets how long\n`),
+}).catch((err: Error) => {
   process.stderr.write(`feed: ${err.message}\n`);
   process.exit(1);
 });

@@ -8,6 +8,7 @@
  * and how every service stops: stopOnSignals(log, async () => { await server.stop(); await mw.close(); }).
  * useNonIncrementalMarking() is for services that pass large buffers through a small heap (./gc-mode).
  * entryNodeArgs(entry) is how a supervisor runs an app: from source with tsx, or its build (./entry-command).
+ * cliStack(argv, env, identity) is how a command line finds its home, its stack and the user's directory (./cli-stack).
  */
 export { integerOption, list, natsServers } from './options';
 export { natsSecurity, NATS_SECURITY_OPTIONS, NATS_SECURITY_HELP, NATS_SECURITY_ENV, type NatsSecurity } from './nats-security';
@@ -16,3 +17,4 @@ export { stopOnSignals, type StopLog, type StopOnSignalsOptions } from './stop-o
 export { useNonIncrementalMarking } from './gc-mode';
 export { entryNodeArgs, builtEntry } from './entry-command';
 export { stackEnv } from './stack-env';
+export { cliStack, cliHome, homeLine, optionValue, userCwd, STACK_HELP, STACK_OPTIONS, DEFAULT_WAIT_FOR_NATS_S, waitForNatsMs, type CliStack, type NoStack, type HomeSource } from './cli-stack';

@@ -14,6 +14,9 @@ import { ServerObject, type ServerObjectOptions } from './server-object';
 import { RawBus } from './raw-bus';
 import { inboxPrefix, objectSubject } from './subjects';
 
+/** Between two first-connection attempts while waiting for the server (waitForServerMs). */
+const FIRST_CONNECT_RETRY_MS = 250;
+
 export interface MiddlewareOptions {
   /** NATS server URL(s); default NATS_URL or nats://127.0.0.1:4222. */
   servers?: string | string[];
@@ -26,6 +29,12 @@ export interface MiddlewareOptions {
   timeoutMs?: number;
   /** Keep trying when NATS is not up yet (default false: fail at once with a clear error). */
   waitForServer?: boolean;
+  /**
+   * Keep trying this long (ms) when NATS is not up yet, then fail with the last error (a command line's bounded wait;
+   * refused credentials fail at once). `onWaiting` is called once, when the first attempt fails.
+   */
+  waitForServerMs?: number;
+  onWaiting?: (reason: string) => void;
   /** Credentials and TLS (default: from the environment, $NATS_USER, $NATS_CREDS, $NATS_CA... see @esp/cli-options). */
   security?: NatsSecurity;
 }
@@ -79,8 +88,23 @@ export class Middleware {
     if (typeof security === 'string') throw new NatsCredentialsError(security);
     const auth = natsAuthOptions(security, servers);
     let nc: NatsConnection;
-    try {
-      nc = await connect({
+    const deadline = Date.now() + (opts.waitForServerMs ?? 0);
+    let waiting = false;
+    const connectOnce = async (): Promise<NatsConnection> => {
+      for (;;) {
+        try {
+          return await connectNats();
+        } catch (err) {
+          const final = /authori[sz]ation|authentication|permission|certificate|self.signed/i.test((err as Error).message);
+          if (final || Date.now() + FIRST_CONNECT_RETRY_MS > deadline) throw err;
+          if (!waiting) opts.onWaiting?.((err as Error).message);
+          waiting = true;
+          await new Promise((r) => setTimeout(r, FIRST_CONNECT_RETRY_MS));
+        }
+      }
+    };
+    const connectNats = () =>
+      connect({
         servers,
         ...auth,
         name: opts.name,
@@ -93,6 +117,8 @@ export class Middleware {
         // errors become our system exceptions (client-proxy.ts) with their own stack, so that was pure cost
         noAsyncTraces: true,
       });
+    try {
+      nc = await connectOnce();
     } catch (err) {
       const refused = /authori[sz]ation|authentication/i.test((err as Error).message);
       const hint = refused ? 'Check the NATS credentials (--nats-user, --nats-creds... or $NATS_USER, $NATS_CREDS...).' : 'Is nats-server running?';

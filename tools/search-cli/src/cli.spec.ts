@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { formatJson, formatText, parseCli, type SearchOptions } from './cli';
 
-const opts = (o: Partial<SearchOptions> = {}): SearchOptions => ({ query: 'storm', collection: 'news', limit: 10, offset: 0, nats: [], security: {}, json: false, ...o });
+const opts = (o: Partial<SearchOptions> = {}): SearchOptions => ({ query: 'storm', collection: 'news', limit: 10, offset: 0, nats: [], security: {}, json: false, verbose: false, waitForNatsMs: 30_000, ...o });
 
 describe('search cli: arguments', () => {
   it('the positional words are the query; defaults: collection "default", 10 hits, NATS_URL', () => {
-    expect(parseCli(['north', 'sea'], { NATS_URL: 'nats://n:1' })).toEqual({ kind: 'run', query: 'north sea', collection: 'default', limit: 10, offset: 0, nats: ['nats://n:1'], security: {}, json: false });
+    expect(parseCli(['north', 'sea'], { NATS_URL: 'nats://n:1' })).toEqual({ kind: 'run', query: 'north sea', collection: 'default', limit: 10, offset: 0, nats: ['nats://n:1'], security: {}, json: false, verbose: false, waitForNatsMs: 30_000 });
   });
   it('takes every option, long and short', () => {
-    expect(parseCli(['"a b" c*', '-c', 'news', '-n', '5', '--offset', '10', '--nats', 'nats://x:2,nats://y:3', '--json'], {})).toEqual({
+    expect(parseCli(['"a b" c*', '-c', 'news', '-n', '5', '--offset', '10', '--nats', 'nats://x:2,nats://y:3', '--json', '-v', '--home', 'h', '--wait-for-nats', '5'], {})).toEqual({
       kind: 'run',
       query: '"a b" c*',
       collection: 'news',
@@ -17,6 +17,8 @@ describe('search cli: arguments', () => {
       nats: ['nats://x:2', 'nats://y:3'],
       security: {},
       json: true,
+      verbose: true,
+      waitForNatsMs: 5000,
     });
   });
   it('--help; no query, a bad number or an unknown option is a usage error with a clear message', () => {

@@ -1,4 +1,4 @@
-import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult, STACK_HELP, STACK_OPTIONS, waitForNatsMs } from '@esp/cli-options';
 import type { SearchHit } from '@esp/interfaces';
 
 export const HELP = `Usage: npm run -s search -- "<query>" [options]
@@ -11,14 +11,15 @@ Options:
   -c, --collection <name>   collection to search (default: default)
   -n, --limit <n>           hits to show, 1 to 1000 (default: 10)
       --offset <n>          hits to skip first (default: 0)
-      --nats <url>          NATS server URL(s), comma separated (default: $NATS_URL or nats://127.0.0.1:4222)
       --json                print one JSON object: { query, collection, total, offset, hits: [{ rank, score, id, title, snippet }] }
+  -v, --verbose             say on stderr which home and NATS server the search used
   -h, --help                show this help
 
 In the snippets, [brackets] mark the words that matched.
 Exit status: 0 on success (with or without hits), 1 when the search failed (no indexer, unknown collection, a query
 without any word), 2 on a usage error.
 
+${STACK_HELP}
 ${NATS_SECURITY_HELP}`;
 
 export interface SearchOptions {
@@ -29,6 +30,9 @@ export interface SearchOptions {
   nats: string[];
   security: NatsSecurity;
   json: boolean;
+  verbose: boolean;
+  /** How long to wait for the first connection to NATS (ms). */
+  waitForNatsMs: number;
 }
 
 export type Cli = CliResult<SearchOptions>;
@@ -42,9 +46,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       collection: { type: 'string', short: 'c' },
       limit: { type: 'string', short: 'n' },
       offset: { type: 'string' },
-      nats: { type: 'string' },
+      ...STACK_OPTIONS,
       ...NATS_SECURITY_OPTIONS,
       json: { type: 'boolean' },
+      verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -64,7 +69,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const collection = values.collection ?? 'default';
   if (collection.trim() === '') return { kind: 'error', message: '--collection must name a collection' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', query, collection, limit, offset, nats, security, json: values.json ?? false };
+  const waitMs = waitForNatsMs(values['wait-for-nats']);
+  if (typeof waitMs === 'string') return { kind: 'error', message: waitMs };
+  return { kind: 'run', query, collection, limit, offset, nats, security, json: values.json ?? false, verbose: values.verbose ?? false, waitForNatsMs: waitMs };
 }
 
 export interface SearchResult {

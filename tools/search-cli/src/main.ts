@@ -6,12 +6,15 @@
  *   npm run -s search -- --help
  */
 import { INDEX_SEARCH_NAME, ResolveException, searchInterface } from '@esp/interfaces';
-import { stackEnv } from '@esp/cli-options';
+import { cliStack, homeLine } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { formatJson, formatText, parseCli } from './cli';
 
-const cli = parseCli(process.argv.slice(2), stackEnv(process.env, 'client', { argv: process.argv.slice(2) }));
+const argv = process.argv.slice(2);
+const where = cliStack(argv, process.env, 'client');
+process.chdir(where.cwd);
+const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
   process.exit(0);
@@ -20,6 +23,12 @@ if (cli.kind === 'error') {
   process.stderr.write(`search: ${cli.message}\nTry --help.\n`);
   process.exit(2);
 }
+if (where.kind === 'no-stack') {
+  process.stderr.write(`search: ${where.message}\n`);
+  process.exit(1);
+}
+// which home: only when asked (a search's stderr stays quiet for scripts), and in the errors below
+if (cli.verbose) process.stderr.write(`search: ${homeLine(where, cli.nats)}\n`);
 
 // the middleware's own log lines go to stderr, and only when something is wrong
 const logger = createLogger('search-cli', {}, { level: process.env['LOG_LEVEL'] ?? 'error', destination: process.stderr });
@@ -28,9 +37,17 @@ async function run(): Promise<number> {
   if (cli.kind !== 'run') return 2;
   let mw: Middleware;
   try {
-    mw = await Middleware.connect({ name: 'search-cli', servers: cli.nats, security: cli.security, logger, timeoutMs: 10_000 });
+    mw = await Middleware.connect({
+      name: 'search-cli',
+      servers: cli.nats,
+      security: cli.security,
+      logger,
+      timeoutMs: 10_000,
+      waitForServerMs: cli.waitForNatsMs,
+      onWaiting: (why) => process.stderr.write(`search: waiting up to ${cli.waitForNatsMs / 1000} s for NATS at ${cli.nats.join(',')} (${why}); --wait-for-nats sets how long\n`),
+    });
   } catch (err) {
-    process.stderr.write(`search: ${(err as Error).message}\n`);
+    process.stderr.write(`search: ${(err as Error).message} (${where.kind === 'stack' ? homeLine(where, cli.nats) : ''})\n`);
     return 1;
   }
   try {
