@@ -14,6 +14,7 @@ import {
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import type { Artifact } from '@esp/ssr';
+import { IdleReaper, type Clock } from '@esp/timers';
 import type { CollectionHolder } from '../collection-holder';
 import type { Dispatcher } from '../dispatch/dispatcher';
 import { BatchIntake } from './batch-intake';
@@ -22,6 +23,7 @@ import { FeedingSession } from './feeding-session';
 import { Redispatch } from './redispatch';
 import { batchesToRedispatch, decodeSessionArtifact } from './session-artifact';
 import type { SessionDirectory } from './session-directory';
+import type { SessionQuota } from './session-quota';
 import { assertOwner, INTERNAL, ownerOf, type SessionCaller } from './session-owner';
 import { createSessionStore, type SessionReplicationOptions } from './session-replication';
 import type { SessionStore } from './session-store';
@@ -38,6 +40,11 @@ export interface SessionHostOptions {
   callbackSink: Aor;
   /** Feeding sessions in session replication; undefined: off (a session lives and dies with its distributor). */
   replication: SessionReplicationOptions | undefined;
+  /** Per-client quotas: sessions (and, through the intake, bytes in flight); undefined: none. */
+  quota?: SessionQuota;
+  /** A session with no call and no callback taken by its client for this long is destroyed (ms); undefined: never. */
+  idleMs?: number;
+  clock?: Clock;
 }
 
 /**
@@ -54,15 +61,28 @@ export class SessionHost {
   private stopping = false;
   /** Sessions reactivated here from their SSR artifact. */
   reactivated = 0;
+  /** Destroys sessions whose client is gone: no call and no callback taken for idleMs (undefined: never). */
+  readonly reaper: IdleReaper<number> | undefined;
 
   constructor(private readonly o: SessionHostOptions) {
     this.store = o.replication ? createSessionStore(o.mw, o.log, o.nodeId, o.replication, (a) => this.onSessionTimer(a)) : undefined;
-    this.intake = new BatchIntake(o.dispatcher, () => this.stopping);
+    this.intake = new BatchIntake(o.dispatcher, () => this.stopping, o.quota);
+    this.reaper = o.idleMs
+      ? new IdleReaper<number>({
+          idleMs: o.idleMs,
+          clock: o.clock,
+          // a callback the client took is a sign of life as good as a call
+          progress: (id) => o.sessions.get(id)?.callbacks?.delivered,
+          reap: (id, idleFor) => this.reap(id, idleFor),
+          onError: (id, err) => o.log.warn({ session: id, err: (err as Error).message }, 'idle session not reaped; trying again later'),
+        })
+      : undefined;
     this.redispatch = new Redispatch({ log: o.log, dispatcher: o.dispatcher, sessions: o.sessions, stopping: () => this.stopping, deadlineMs: o.replication?.redispatchDeadlineMs ?? 60_000 });
   }
 
   /** Joins the session replication cluster (when on). */
   async start(): Promise<void> {
+    this.reaper?.start();
     if (!this.store) return;
     await this.store.node.start();
     this.o.log.info({ cluster: this.o.replication?.cluster ?? 'feeding', name: this.store.node.name, mode: 'ack' }, 'feeding sessions in session replication');
@@ -97,6 +117,7 @@ export class SessionHost {
     const existing = sessions.get(id);
     if (existing) {
       this.checkOwner(id, existing.owner, caller);
+      this.reaper?.touch(id);
       if (existing.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${existing.collection}"`, { session: id });
       if (callback && existing.callbacks?.callback.object_id !== callback.object_id) {
         void existing.callbacks?.close();
@@ -111,6 +132,26 @@ export class SessionHost {
     const saved = this.store ? await this.store.load(id) : undefined;
     if (saved) this.checkOwner(id, saved.owner, caller);
     if (saved && saved.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${saved.collection}"`, { session: id });
+    // a new session counts against its client's quota (a reactivated one already was its client's: taken whatever)
+    this.admit(id, saved ? saved.owner : ownerOf(caller), saved !== undefined);
+    try {
+      return await this.activateSession(id, collection, callback, external, caller, recreate, saved);
+    } catch (err) {
+      this.o.quota?.release(id);
+      throw err;
+    }
+  }
+
+  private async activateSession(
+    id: number,
+    collection: string,
+    callback: Aor | undefined,
+    external: boolean,
+    caller: SessionCaller,
+    recreate: boolean,
+    saved: Awaited<ReturnType<SessionStore['load']>>,
+  ): Promise<Aor> {
+    const { mw, log, sessions } = this.o;
     const { proxy: factory } = await mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
     const clientCallback = callback ?? saved?.callback;
     const sink = clientCallback ?? this.o.callbackSink;
@@ -140,12 +181,14 @@ export class SessionHost {
     const again = saved ? batchesToRedispatch(saved) : [];
     for (const b of again) session.inFlight.set(b.first, b);
     sessions.add(session);
+    this.reaper?.touch(id);
     if (this.store) {
       try {
         // this distributor owns the session now (a reactivated one: its new callback and its batches in flight)
         await session.save();
       } catch (err) {
         sessions.remove(session);
+        this.reaper?.forget(id);
         await mw.deactivate(session.object).catch(() => undefined);
         session.close();
         throw err;
@@ -163,6 +206,25 @@ export class SessionHost {
       log.info({ session: id, collection }, 'session created');
     }
     return session.object.aor;
+  }
+
+  /** Counts a new session against its client's quota; a refusal (QuotaExceeded) is logged. */
+  private admit(id: number, owner: string | undefined, force: boolean): void {
+    try {
+      this.o.quota?.admit(id, owner, force);
+    } catch (err) {
+      const data = (err as { data?: Record<string, unknown> }).data ?? {};
+      this.o.log.warn({ session: id, client: data['client'], scope: data['scope'], limit: data['limit'], held: data['held'] }, 'session refused: the client is at its quota');
+      throw err;
+    }
+  }
+
+  /** The reaper's call: a session nobody used for the idle time is destroyed, its indexing session closed. */
+  private async reap(id: number, idleFor: number): Promise<void> {
+    const s = this.o.sessions.get(id);
+    if (!s || this.stopping) return;
+    this.o.log.warn({ session: id, collection: s.collection, client: this.o.quota?.clientOf(id), idle_ms: idleFor }, 'session reaped: no call and no callback taken for the idle time');
+    await this.destroy(id);
   }
 
   /** SessionNotOwned unless the caller opened the session; a refusal is logged (an attempt on someone's session). */
@@ -183,8 +245,16 @@ export class SessionHost {
       return s;
     };
     return {
-      process: (batch: Parameters<BatchIntake['accept']>[1]) => this.intake.accept(held(), batch),
-      accepted_op_id: () => held().lastAcceptedOpId,
+      process: (batch: Parameters<BatchIntake['accept']>[1]) => {
+        const s = held();
+        this.reaper?.touch(id);
+        return this.intake.accept(s, batch);
+      },
+      accepted_op_id: () => {
+        const s = held();
+        this.reaper?.touch(id);
+        return s.lastAcceptedOpId;
+      },
       // the close call is in flight on this very object, which deactivation drains: finish after replying
       close: () => {
         setImmediate(() => void this.destroy(id));
@@ -199,6 +269,8 @@ export class SessionHost {
     if (!s) return;
     this.checkOwner(id, s.owner, caller);
     sessions.remove(s);
+    this.reaper?.forget(id);
+    this.o.quota?.release(id);
     s.close();
     await this.store?.remove(id);
     await mw.deactivate(s.object);
@@ -251,6 +323,7 @@ export class SessionHost {
 
   /** A planned departure: callbacks stop; the others reshape at once and this node's sessions live on in their replicas. */
   async stop(): Promise<void> {
+    this.reaper?.stop();
     for (const s of this.o.sessions.all()) void s.callbacks?.close();
     await this.store?.node.leave().catch((err: Error) => this.o.log.warn({ err: err.message }, 'SSR leave failed'));
   }
