@@ -10,6 +10,7 @@ import {
   UnknownCollection,
   UnknownSession,
   type Aor,
+  type SessionGuarantees,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
@@ -21,7 +22,7 @@ import { BatchIntake } from './batch-intake';
 import { clientCallbacks } from './client-callbacks';
 import { FeedingSession } from './feeding-session';
 import { Redispatch } from './redispatch';
-import { batchesToRedispatch, decodeSessionArtifact } from './session-artifact';
+import { batchesToRedispatch, decodeSessionArtifact, guaranteesOf, guaranteeStrings } from './session-artifact';
 import type { SessionDirectory } from './session-directory';
 import type { SessionQuota } from './session-quota';
 import { assertOwner, INTERNAL, ownerOf, type SessionCaller } from './session-owner';
@@ -96,11 +97,13 @@ export class SessionHost {
    * One open at a time per session id: a client's re-open and the session's replica timer may race for it. An
    * existing session (held here or saved in SSR) is opened again only for the caller that proves it created it
    * (./session-owner); for anyone else SessionNotOwned, and the session, its callback and its batches stay as they
-   * were. `recreate`: the indexer's recreate (MS-FSCDFT 3.5.4.3) rather than its create.
+   * were. `recreate`: the indexer's recreate (MS-FSCDFT 3.5.4.3) rather than its create. `guarantees`: those of a
+   * new session (a session that exists, here or in SSR, keeps its own).
    */
-  open(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller & { recreate?: boolean }): Promise<Aor> {
+  open(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller & { recreate?: boolean; guarantees?: SessionGuarantees }): Promise<Aor> {
     const prev = this.opening.get(id) ?? Promise.resolve(undefined as unknown as Aor);
-    const next = prev.catch(() => undefined).then(() => this.openNow(id, collection, callback, external, caller, caller.recreate === true));
+    const guarantees = caller.guarantees ?? { priority: undefined };
+    const next = prev.catch(() => undefined).then(() => this.openNow(id, collection, callback, external, caller, caller.recreate === true, guarantees));
     this.opening.set(id, next);
     void next.catch(() => undefined).finally(() => {
       if (this.opening.get(id) === next) this.opening.delete(id);
@@ -108,7 +111,7 @@ export class SessionHost {
     return next;
   }
 
-  private async openNow(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller, recreate: boolean): Promise<Aor> {
+  private async openNow(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller, recreate: boolean, asked: SessionGuarantees): Promise<Aor> {
     const { mw, log, sessions, collections } = this.o;
     if (!(await collections.has(collection))) {
       throw new UnknownCollection(`collection "${collection}" is not configured (known: ${collections.names().join(', ') || 'none'})`, { collection });
@@ -131,6 +134,7 @@ export class SessionHost {
     // replica, or on another instance) is reactivated here by a load request (SSR 2.13, lazy reactivation)
     const saved = this.store ? await this.store.load(id) : undefined;
     if (saved) this.checkOwner(id, saved.owner, caller);
+    const guarantees = saved ? guaranteesOf(saved.guarantees) : asked;
     if (saved && saved.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${saved.collection}"`, { session: id });
     // a new session counts against its client's quota (a reactivated one already was its client's: taken whatever)
     this.admit(id, saved ? saved.owner : ownerOf(caller), saved !== undefined);
@@ -173,6 +177,7 @@ export class SessionHost {
       callbacks: clientCallback ? clientCallbacks(mw, clientCallback, log.child({ session: id })) : undefined,
       // a reactivated session stays its creator's; a new one is the caller's
       owner: saved ? saved.owner : ownerOf(caller),
+      guarantees,
       lastAcceptedOpId: saved?.lastAcceptedOpId ?? -1,
       completedOpId: saved?.completedOpId ?? 0,
       store: this.store,
@@ -198,12 +203,12 @@ export class SessionHost {
       this.reactivated++;
       const ops = again.reduce((n, b) => n + (b.last - b.first + 1), 0);
       log.warn(
-        { session: id, collection, accepted: saved.lastAcceptedOpId, completed: saved.completedOpId, batches: again.length, ops, first: again[0]?.first, last: again[again.length - 1]?.last },
+        { session: id, collection, guarantees: saved.guarantees, accepted: saved.lastAcceptedOpId, completed: saved.completedOpId, batches: again.length, ops, first: again[0]?.first, last: again[again.length - 1]?.last },
         'session reactivated from its replica',
       );
       if (again.length) void this.redispatch.send(session, again);
     } else {
-      log.info({ session: id, collection }, 'session created');
+      log.info({ session: id, collection, guarantees: guaranteeStrings(guarantees) }, 'session created');
     }
     return session.object.aor;
   }
