@@ -15,8 +15,8 @@ export interface ProcessRow {
  * GetProcessList over XML-RPC (POST <url>, url is the node controller's xmlrpc_url), with the admin secret (reads
  * need it too, unless the stack runs with --admin-read-open) and the response read within its bound.
  */
-export async function getProcessList(url: string, timeoutMs = 5000): Promise<ProcessRow[]> {
-  return (await xmlRpcCall(url, 'GetProcessList', [], { timeoutMs })) as unknown as ProcessRow[];
+export async function getProcessList(url: string, timeoutMs = 5000, secret?: string): Promise<ProcessRow[]> {
+  return (await xmlRpcCall(url, 'GetProcessList', [], { timeoutMs, ...(secret !== undefined ? { secret } : {}) })) as unknown as ProcessRow[];
 }
 
 /**
