@@ -8,7 +8,9 @@
  *   await indexer.close();   // stop taking calls, write what is queued, deliver what is owed (bounded), close files
  *   await mw.close();
  */
+import { serveContentRelease } from '@esp/claim-check';
 import {
+  DEFAULT_CONTENT_BUCKET,
   coreSessionFactoryInterface,
   INDEX_SEARCH_NAME,
   INDEXING_DISPATCHER_NAME,
@@ -106,8 +108,11 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
   });
 
   const objects: ServerObject<never>[] = [];
+  let stopRelease: (() => Promise<void>) | undefined;
   try {
     await dispatcher.restore();
+    // feed clients may only add content: they ask here to have theirs deleted at its final status (docs/claim-check.md)
+    stopRelease = await serveContentRelease(mw, { buckets: [DEFAULT_CONTENT_BUCKET], log });
     // with a config server, a collection added there is opened before the dispatcher looks for it
     const factory: Implementation<typeof coreSessionFactoryInterface> = admission
       ? {
@@ -127,6 +132,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
       await bindOrTakeOver(mw, searchInterface, INDEX_SEARCH_NAME, searchObj.aor, bindOpts);
     }
   } catch (err) {
+    await stopRelease?.();
     await dispatcher.shutdown();
     for (const o of objects) await mw.deactivate(o);
     await Promise.all([...dispatcher.sessions.values()].map((s) => s.sender.stop()));
@@ -147,6 +153,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     holdWrites: () => collections.holdWrites(),
     close() {
       closing ??= (async () => {
+        await stopRelease?.();
         await dispatcher.shutdown();
         for (const o of objects) await mw.deactivate(o);
         if (!(await collections.idle(closeWaitMs))) log.error('closing with batches not written (the disk keeps failing)');
