@@ -18,7 +18,7 @@ import { activity, heldText, nothingFetched, progressLine, reasons, summaryJson,
 
 // the operator's identity of the stack npm start runs, unless flags or the environment give credentials
 const argv = process.argv.slice(2);
-const where = cliStack(argv, process.env, 'admin');
+const where = cliStack(argv, process.env, 'admin', 'crawl');
 process.chdir(where.cwd);
 const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {
