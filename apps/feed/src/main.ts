@@ -14,7 +14,7 @@ import { InputTally, peakRssMb } from './input-tally';
 
 const argv = process.argv.slice(2);
 // the home and the stack, found before the working directory moves to where the user typed the command
-const where = cliStack(argv, process.env, 'client');
+const where = cliStack(argv, process.env, 'client', 'feed');
 process.chdir(where.cwd);
 const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {

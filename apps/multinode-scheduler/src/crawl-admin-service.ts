@@ -6,7 +6,7 @@
  *
  *   const admin = await serveCrawlAdmin(mw, mns, { cluster: 'default', id: 'main', source, registerCollection });
  */
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { FSCMT_CONF_STATES } from '@esp/codecs';
 import { crawlAdminAor, crawlAdminSubject } from '@esp/crawl-bus';
 import {
@@ -48,7 +48,15 @@ export function crawlAdminImpl(mns: Pick<MultinodeScheduler, 'machine' | 'atomic
       const p = machine.progress.of(name, node);
       return { node, idle: p ? p.queued === 0 && p.inFlight === 0 : false, queued: p?.queued ?? 0, in_flight: p?.inFlight ?? 0, reported_ms_ago: p ? Math.max(0, now - p.reportedAt) : -1 };
     });
-    const sites = [...machine.progress.sitesOf(name)].map(([site, p]) => ({ site, node: st.routes.get(site) ?? '', fetched: p.fetched, queued: p.queued }));
+    const sites = [...machine.progress.sitesOf(name)].map(([site, p]) => ({
+      site,
+      node: st.routes.get(site) ?? '',
+      fetched: p.fetched,
+      queued: p.queued,
+      ...(p.errors ? { errors: p.errors } : {}),
+      ...(p.lastError !== undefined ? { last_error: p.lastError } : {}),
+      ...(p.held && p.held.until > now ? { held: p.held.reason, next_try_ms: Math.round(p.held.until - now) } : {}),
+    }));
     return { collection: name, state: STATE_NAMES.get(st.state) ?? String(st.state), epoch: st.epoch, queued: st.queued, nodes, stats: machine.totalStats(name), sites, done: st.done };
   };
 
@@ -97,6 +105,26 @@ export function crawlAdminImpl(mns: Pick<MultinodeScheduler, 'machine' | 'atomic
     return { collection: spec.collection, created, include: includeRules(spec), file: file ?? '', registered };
   };
 
+  /** The crawl's file goes (a reload would bring it back), then the collection: CMD_ADM_CONF_REMOVE to every node. */
+  const deleteCrawl = (collection: string): string => {
+    const file = opts.source.fileOf(collection);
+    const elsewhere = opts.source.paths().filter((p) => p !== file);
+    let defined: string[] = [];
+    try {
+      defined = elsewhere.filter((p) => loadCollections([p]).some((c) => c.name === collection));
+    } catch (err) {
+      throw new CrawlSpecInvalid(`the crawl configuration files do not load: ${(err as Error).message}`, { collection });
+    }
+    if (defined.length) throw new CrawlSpecInvalid(`collection "${collection}" is defined in ${defined.join(', ')}: remove it from that file`, { collection });
+    if (file && existsSync(file)) {
+      unlinkSync(file);
+      mns.atomically(() => reconcile(machine, opts.source.load()));
+    }
+    // reconcile removed it if the file held it; a crawl made without a config directory goes here
+    if (machine.crawlState(collection)) mns.atomically(() => machine.removeCollection(collection));
+    return 'CMD_ADM_CONF_REMOVE';
+  };
+
   return {
     set_crawl: setCrawl,
     status: (collection) => {
@@ -106,9 +134,11 @@ export function crawlAdminImpl(mns: Pick<MultinodeScheduler, 'machine' | 'atomic
     command: (collection, command: CrawlCommand) => {
       if (!machine.crawlState(collection)) throw new UnknownCollection(`no crawl of collection "${collection}"`, { collection });
       let sent = '';
-      mns.atomically(() => {
-        sent = operatorMessage(machine, collection, command);
-      });
+      if (command.kind === 'delete') sent = deleteCrawl(collection);
+      else
+        mns.atomically(() => {
+          sent = operatorMessage(machine, collection, command);
+        });
       opts.log?.info({ collection, command: command.kind, message: sent, nodes: machine.nodeIds().length }, 'operator command');
       return { message: sent, nodes: machine.nodeIds().length };
     },

@@ -65,5 +65,9 @@ export function operatorMessage(machine: MultinodeSchedulerMachine, collection: 
     case 'urgent':
       machine.enqueueUrgent(collection, cmd.uris);
       return 'CMD_UM_URI_URG';
+    case 'delete':
+      // the admin service removes the configuration file first (crawl-admin-service.ts); here the collection only
+      machine.removeCollection(collection);
+      return 'CMD_ADM_CONF_REMOVE';
   }
 }

@@ -191,7 +191,7 @@ export class Crawler {
       let sitemaps: string[] = [];
       if (f.settings.robots) {
         const d = await this.robots.decide(url);
-        if (d.kind === 'unreachable') return m.fetched(f, { kind: 'deferred', retryInMs: d.retryInMs });
+        if (d.kind === 'unreachable') return m.fetched(f, { kind: 'deferred', retryInMs: d.retryInMs, reason: `robots.txt unreachable (${d.reason})` });
         if (d.kind === 'given_up') return m.fetched(f, { kind: 'excluded' });
         if (d.rules.crawlDelayMs !== undefined) m.crawlDelay(f, d.rules.crawlDelayMs);
         sitemaps = d.rules.sitemaps;

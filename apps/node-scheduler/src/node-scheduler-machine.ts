@@ -347,7 +347,7 @@ export class NodeSchedulerMachine {
   private statistics(): void {
     for (const c of this.collections.values()) {
       const stats = takeStatsDelta(c);
-      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c, this.events.feedsInFlight?.(c.name) ?? 0)]);
+      stats.entries.push([new TextEncoder().encode(PROGRESS_KEY), takeProgress(c, this.events.feedsInFlight?.(c.name) ?? 0, this.opts.clock.now())]);
       this.mns.send({ command: 'CMD_UM_STAT', dspecName: c.name, stats });
     }
   }

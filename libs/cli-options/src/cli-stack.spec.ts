@@ -20,6 +20,9 @@ describe('cliStack: the home, the stack and the user directory of a command line
     expect(userCwd({ INIT_CWD: dir })).toBe(dir);
     expect(userCwd({})).toBe(process.cwd());
     expect(userCwd({ INIT_CWD: join(dir, 'gone') })).toBe(process.cwd());
+    // only for the script npm runs: a process that inherits $INIT_CWD from `npx vitest` works where it was started
+    expect(userCwd({ INIT_CWD: dir, npm_lifecycle_event: 'feed' }, 'feed')).toBe(dir);
+    expect(userCwd({ INIT_CWD: dir, npm_lifecycle_event: 'npx' }, 'feed')).toBe(process.cwd());
   });
 
   it('--home and $ESP_HOME alike, relative to the user directory; the default is .esp where the command runs', () => {

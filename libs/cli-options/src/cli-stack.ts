@@ -1,14 +1,14 @@
 /**
  * Where a command line of this workspace runs and which stack it talks to, the same way for every command:
  *
- *   const where = cliStack(process.argv.slice(2), process.env, 'client');
+ *   const where = cliStack(process.argv.slice(2), process.env, 'client', 'feed');
  *   if (where.kind === 'no-stack') { process.stderr.write(`feed: ${where.message}\n`); process.exit(1); }
  *   process.chdir(where.cwd);                       // relative paths of the command line are the user's
  *   const cli = parseCli(argv, where.env);
  *   process.stderr.write(`feed: ${homeLine(where)}\n`);
  *
  * - The user's directory: `npm run` runs a script in the repository, and passes the directory the command was typed
- *   in as $INIT_CWD. Relative paths the user gives (inputs, --report, --home, $ESP_HOME, credential files) resolve
+ *   in as $INIT_CWD (userCwd: only to the script npm runs, not to what inherits the variable). Relative paths the user gives (inputs, --report, --home, $ESP_HOME, credential files) resolve
  *   there; without $INIT_CWD, in the working directory.
  * - The home: --home, else $ESP_HOME, else .esp of the directory the command runs in (the repository under npm run,
  *   where `npm start` keeps it). Its stack.json gives the NATS URL, its nats-auth/<identity>.env the credentials
@@ -48,10 +48,15 @@ export interface NoStack {
   env: NodeJS.ProcessEnv;
 }
 
-/** The directory the user typed the command in: $INIT_CWD (npm run), else the working directory. */
-export function userCwd(env: NodeJS.ProcessEnv): string {
+/**
+ * The directory the user typed the command in: $INIT_CWD when npm runs this very script (`npm run feed` sets
+ * $npm_lifecycle_event to "feed"), else the working directory. A process that merely inherits $INIT_CWD (a command
+ * a test runner started with `npx` spawns with a working directory of its own) works where it was started.
+ */
+export function userCwd(env: NodeJS.ProcessEnv, script?: string): string {
   const init = env['INIT_CWD'];
-  return init && existsSync(init) ? init : process.cwd();
+  const ours = script === undefined || env['npm_lifecycle_event'] === script;
+  return init && ours && existsSync(init) ? init : process.cwd();
 }
 
 /** The value of a `--name <v>` / `--name=<v>` option in a command line (the last one), before it is parsed. */
@@ -67,8 +72,8 @@ export function optionValue(argv: readonly string[], name: string): string | und
 }
 
 /** The home of a command line: --home, else $ESP_HOME (both relative to the user's directory), else ./.esp. */
-export function cliHome(argv: readonly string[], env: NodeJS.ProcessEnv): { home: string; from: HomeSource; cwd: string } {
-  const cwd = userCwd(env);
+export function cliHome(argv: readonly string[], env: NodeJS.ProcessEnv, script?: string): { home: string; from: HomeSource; cwd: string } {
+  const cwd = userCwd(env, script);
   const flag = optionValue(argv, 'home');
   if (flag) return { home: resolve(cwd, flag), from: '--home', cwd };
   if (env['ESP_HOME']) return { home: resolve(cwd, env['ESP_HOME']), from: '$ESP_HOME', cwd };
@@ -89,8 +94,9 @@ function stackNatsOf(home: string): string | undefined {
 /** The paths of credential and TLS files given in the environment, relative to the user's directory. */
 const FILE_VARS = ['NATS_PASSWORD_FILE', 'NATS_NKEY', 'NATS_CREDS', 'NATS_CA', 'NATS_CERT', 'NATS_KEY'];
 
-export function cliStack(argv: readonly string[], env: NodeJS.ProcessEnv, identity: 'client' | 'admin'): CliStack | NoStack {
-  const { home, from, cwd } = cliHome(argv, env);
+/** `script`: the npm script that runs the command ("feed"): $INIT_CWD is the user's directory when npm runs it. */
+export function cliStack(argv: readonly string[], env: NodeJS.ProcessEnv, identity: 'client' | 'admin', script?: string): CliStack | NoStack {
+  const { home, from, cwd } = cliHome(argv, env, script);
   const base: NodeJS.ProcessEnv = { ...env };
   for (const k of FILE_VARS) if (base[k]) base[k] = resolve(cwd, base[k] as string);
   const stackNats = stackNatsOf(home);

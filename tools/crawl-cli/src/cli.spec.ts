@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CRAWL_DEFAULTS } from '@esp/interfaces';
 import { describe, expect, it } from 'vitest';
-import { HELP, natsOf, parseCli, parseRules, type Plan } from './cli';
+import { cliStack } from '@esp/cli-options';
+import { DEFAULT_GIVE_UP_S, HELP, parseCli, parseRules, type Plan } from './cli';
 import { progressLine, summaryJson, summaryText } from './report';
 
 const env = { NATS_URL: 'nats://n:4222' };
@@ -95,18 +96,33 @@ describe('crawl command line', () => {
     expect(parseRules(['prefix:'], 'exclude')).toMatch(/empty/);
   });
 
-  it('NATS: --nats, else $NATS_URL, else the stack.json of the home, else the local default', () => {
+  it('NATS: --nats, else $NATS_URL, else the stack.json of the home (--home, else $ESP_HOME); no stack: no server', () => {
     const home = mkdtempSync(join(tmpdir(), 'esp-crawl-cli-'));
     try {
-      expect(natsOf(undefined, {}, home)).toEqual(['nats://127.0.0.1:4222']);
+      const nats = (argv: string[], e: NodeJS.ProcessEnv) => {
+        const where = cliStack(argv, e, 'admin');
+        return where.kind === 'stack' ? plan(argv, where.env).nats : where.kind;
+      };
+      expect(nats(['status', '--home', home], {})).toBe('no-stack');
       writeFileSync(join(home, 'stack.json'), JSON.stringify({ nats: 'nats://127.0.0.1:5222' }));
-      expect(natsOf(undefined, {}, home)).toEqual(['nats://127.0.0.1:5222']);
-      expect(natsOf(undefined, { NATS_URL: 'nats://e:1' }, home)).toEqual(['nats://e:1']);
-      expect(natsOf('nats://f:1,nats://g:1', { NATS_URL: 'nats://e:1' }, home)).toEqual(['nats://f:1', 'nats://g:1']);
-      expect(plan(['status', '--home', home], {})).toMatchObject({ nats: ['nats://127.0.0.1:5222'] });
+      expect(nats(['status', '--home', home], {})).toEqual(['nats://127.0.0.1:5222']);
+      expect(nats(['status'], { ESP_HOME: home })).toEqual(['nats://127.0.0.1:5222']);
+      expect(nats(['status', '--home', home], { NATS_URL: 'nats://e:1' })).toEqual(['nats://e:1']);
+      expect(nats(['status', '--home', home, '--nats', 'nats://f:1,nats://g:1'], { NATS_URL: 'nats://e:1' })).toEqual(['nats://f:1', 'nats://g:1']);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('--give-up-after: the documented default, 0 for never; --wait-for-nats likewise', () => {
+    expect(plan(['-c', 'web', 'http://a.example/'])).toMatchObject({ giveUpAfterMs: DEFAULT_GIVE_UP_S * 1000, waitForNatsMs: 30_000 });
+    expect(plan(['-c', 'web', '--give-up-after', '0', '--wait-for-nats', '0', 'http://a.example/'])).toMatchObject({ giveUpAfterMs: undefined, waitForNatsMs: 0 });
+    expect(HELP).toContain(`(default: ${DEFAULT_GIVE_UP_S}; 0: never)`);
+    expect(HELP).toContain('--wait-for-nats');
+    expect(HELP).toContain('$ESP_HOME');
+    expect(HELP).toContain('$INIT_CWD');
+    expect(error(['-c', 'web', '--give-up-after', 'x', 'http://a.example/'])).toMatch(/--give-up-after must be a number/);
+    expect((plan(['delete', '-c', 'web']) as Extract<Plan, { action: 'command' }>).command).toEqual({ kind: 'delete' });
   });
 });
 

@@ -2,10 +2,11 @@
  * The command line of `npm run crawl`: a crawl (start URLs) or an operator command, parsed into what main.ts does.
  * Pure: arguments and environment in, a plan or the help or a usage error out.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, list, tryParseArgs, type CliResult } from '@esp/cli-options';
+import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, natsServers, tryParseArgs, type CliResult, STACK_HELP, STACK_OPTIONS, waitForNatsMs } from '@esp/cli-options';
 import { CRAWL_DEFAULTS, type CrawlCommand, type CrawlSpec, type UriRulesSpec } from '@esp/interfaces';
+
+/** Seconds without any fetch outcome, while pages wait, before a waiting crawl command gives up (--give-up-after). */
+export const DEFAULT_GIVE_UP_S = 300;
 
 export const HELP = `Usage: npm run crawl -- --collection <name> [options] <start-url>...
        npm run crawl -- <command> [arguments] --collection <name> [options]
@@ -31,6 +32,9 @@ Crawl options:
       --no-sitemaps         do not read the sites' sitemaps (default: read them)
       --no-wait             return as soon as the crawl is set, without waiting for it to finish
       --timeout <s>         give up waiting after this long (exit 3; the crawl goes on) (default: none)
+      --give-up-after <s>   give up when nothing was fetched, failed or excluded for this long while pages wait
+                            (a site that cannot be reached, a robots.txt that cannot be read): the crawl is
+                            suspended, and the command exits 4 with the reasons (default: ${DEFAULT_GIVE_UP_S}; 0: never)
 
 Commands (each with --collection):
   status                    the crawl's state, counters, nodes and sites (--collection optional: all)
@@ -44,29 +48,36 @@ Commands (each with --collection):
   reprocess <site>          fetch and feed again what the site fed, under --prefix <uri> (CMD_UM_REPROCESS_SITE)
   feeding-suspend           crawl without feeding; --resume feeds again (CMD_ADM_CONF_FEEDING_SUSPEND)
   urgent <uri>...           crawl these URIs before anything queued (CMD_UM_URI_URG)
+  delete                    delete the crawl of the collection, its configuration file and the documents it fed
+                            (CMD_ADM_CONF_REMOVE)
 A <site> is host[:port] or a URL of the site.
 
 Common options:
       --json                print one JSON object on stdout instead of text
       --quiet               no progress on stderr
-      --nats <url>          NATS server URL(s) (default: $NATS_URL, else the nats of <home>/stack.json,
-                            else nats://127.0.0.1:4222)
-      --home <dir>          the stack's state directory (default: $ESP_HOME or .esp)
       --cluster <name>      crawl cluster (default: default)
       --mns <id>            the multinode scheduler's id (default: main)
   -h, --help                show this help
 
-Exit status: 0 done, 1 failed (the crawl roles do not answer, an invalid crawl, an unknown collection),
-2 usage error, 3 --timeout ran out before the crawl was done.
+While it waits, the progress line says why a site is held back (e.g. robots.txt unreachable, and when it is tried
+again) and the reason of the last fetch error of each site.
 
+Exit status: 0 done, 1 failed (the crawl roles do not answer, an invalid crawl, an unknown collection),
+2 usage error, 3 --timeout ran out before the crawl was done, 4 nothing could be fetched (the crawl ended with
+fetch errors only, or --give-up-after ran out).
+
+${STACK_HELP}
 ${NATS_SECURITY_HELP}`;
 
-export const COMMANDS = ['status', 'suspend', 'resume', 'refresh', 'delete-site', 'delete-uris', 'quarantine', 'preempt', 'reprocess', 'feeding-suspend', 'urgent'] as const;
+export const COMMANDS = ['status', 'suspend', 'resume', 'refresh', 'delete-site', 'delete-uris', 'quarantine', 'preempt', 'reprocess', 'feeding-suspend', 'urgent', 'delete'] as const;
+
 export type CommandName = (typeof COMMANDS)[number];
 
 interface Common {
   nats: string[];
   security: NatsSecurity;
+  /** How long to wait for the first connection to NATS (ms). */
+  waitForNatsMs: number;
   cluster: string;
   mns: string;
   json: boolean;
@@ -74,7 +85,7 @@ interface Common {
 }
 
 export type Plan =
-  | ({ action: 'crawl'; spec: CrawlSpec; wait: boolean; timeoutMs: number | undefined } & Common)
+  | ({ action: 'crawl'; spec: CrawlSpec; wait: boolean; timeoutMs: number | undefined; giveUpAfterMs: number | undefined } & Common)
   | ({ action: 'status'; collection: string } & Common)
   | ({ action: 'command'; collection: string; command: CrawlCommand } & Common);
 
@@ -97,22 +108,6 @@ export function parseRules(raw: string[], option: string): UriRulesSpec | string
     rules[kind].push(text);
   }
   return rules;
-}
-
-/** NATS: --nats, else $NATS_URL, else the nats of <home>/stack.json (npm start wrote it), else the local default. */
-export function natsOf(flag: string | undefined, env: NodeJS.ProcessEnv, home: string): string[] {
-  if (flag) return list(flag);
-  if (env['NATS_URL']) return list(env['NATS_URL']);
-  const stack = join(home, 'stack.json');
-  if (existsSync(stack)) {
-    try {
-      const nats = (JSON.parse(readFileSync(stack, 'utf8')) as { nats?: unknown }).nats;
-      if (typeof nats === 'string' && nats) return list(nats);
-    } catch {
-      // an unreadable stack.json says nothing
-    }
-  }
-  return ['nats://127.0.0.1:4222'];
 }
 
 const isHttpUrl = (s: string): boolean => {
@@ -155,9 +150,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       resume: { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
-      nats: { type: 'string' },
+      'give-up-after': { type: 'string' },
+      ...STACK_OPTIONS,
       ...NATS_SECURITY_OPTIONS,
-      home: { type: 'string' },
       cluster: { type: 'string' },
       mns: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -169,8 +164,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (values.help) return { kind: 'help', text: HELP };
   const security = natsSecurity(values, env);
   if (typeof security === 'string') return { kind: 'error', message: security };
-  const home = resolve(values.home ?? env['ESP_HOME'] ?? '.esp');
-  const common: Common = { nats: natsOf(values.nats, env, home), security, cluster: values.cluster ?? 'default', mns: values.mns ?? 'main', json: values.json ?? false, quiet: values.quiet ?? false };
+  const waitMs = waitForNatsMs(values['wait-for-nats']);
+  if (typeof waitMs === 'string') return { kind: 'error', message: waitMs };
+  // the home's stack.json is in env already (NATS_URL, cli-stack.ts)
+  const common: Common = { nats: natsServers(values.nats, env), security, waitForNatsMs: waitMs, cluster: values.cluster ?? 'default', mns: values.mns ?? 'main', json: values.json ?? false, quiet: values.quiet ?? false };
   const collection = values.collection;
   const [first, ...rest] = positionals;
   if (first === undefined) return { kind: 'error', message: 'give start URLs to crawl (with --collection), or a command: ' + COMMANDS.join(', ') };
@@ -204,6 +201,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof refresh === 'string') return { kind: 'error', message: refresh };
   const timeout = values.timeout === undefined ? undefined : numberOption('timeout', values.timeout, 0, 1, 30 * 86400, false);
   if (typeof timeout === 'string') return { kind: 'error', message: timeout };
+  const giveUp = numberOption('give-up-after', values['give-up-after'], DEFAULT_GIVE_UP_S, 0, 30 * 86400, false);
+  if (typeof giveUp === 'string') return { kind: 'error', message: giveUp };
   const spec: CrawlSpec = {
     collection,
     start_uris: positionals,
@@ -216,7 +215,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     sitemaps: !values['no-sitemaps'],
     refresh_min: refresh,
   };
-  return { kind: 'run', plan: { action: 'crawl', spec, wait: !values['no-wait'], timeoutMs: timeout === undefined ? undefined : timeout * 1000, ...common } };
+  return { kind: 'run', plan: { action: 'crawl', spec, wait: !values['no-wait'], timeoutMs: timeout === undefined ? undefined : timeout * 1000, giveUpAfterMs: giveUp === 0 ? undefined : giveUp * 1000, ...common } };
 }
 
 function commandOf(name: Exclude<CommandName, 'status'>, args: string[], values: { seconds?: string; requeue?: boolean; prefix?: string; resume?: boolean }): CrawlCommand | string {
@@ -226,6 +225,7 @@ function commandOf(name: Exclude<CommandName, 'status'>, args: string[], values:
     case 'suspend':
     case 'resume':
     case 'refresh':
+    case 'delete':
       return none ? { kind: name } : `${name} takes no arguments`;
     case 'feeding-suspend':
       return none ? { kind: 'feeding_suspend', suspend: !values.resume } : 'feeding-suspend takes no arguments';

@@ -12,7 +12,7 @@ import { Middleware } from '@esp/middleware';
 import { formatJson, formatText, parseCli } from './cli';
 
 const argv = process.argv.slice(2);
-const where = cliStack(argv, process.env, 'client');
+const where = cliStack(argv, process.env, 'client', 'search');
 process.chdir(where.cwd);
 const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {

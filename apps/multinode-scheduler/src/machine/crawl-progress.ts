@@ -1,6 +1,7 @@
 /**
  * What each node scheduler has queued and in flight per collection, from the progress its CMD_UM_STAT carries
- * beside the counters (absolute values, the node's `progress` entry), and per site the pages fetched and queued.
+ * beside the counters (absolute values, the node's `progress` entry), and per site the pages fetched and queued, its
+ * fetch errors (the last one's reason) and why it is held back and until when.
  * From them: is the crawl done? A node counts as settled for a collection once it reported nothing queued and
  * nothing in flight at least twice in a row over at least the settle period, with no entry handed to it since the
  * first of those reports (an entry resets its streak: a report may have left the node before the entry reached it).
@@ -23,6 +24,11 @@ export interface NodeProgress {
 export interface SiteProgress {
   fetched: number;
   queued: number;
+  /** Fetch errors of the site, and the last one's reason (the node's words). */
+  errors: number;
+  lastError: string | undefined;
+  /** Why the node holds the site back (robots.txt unreachable...), and until when (this clock's time). */
+  held: { reason: string; until: number } | undefined;
 }
 
 const text = (v: FswcuValue): string | undefined => (v instanceof Uint8Array ? new TextDecoder().decode(v) : typeof v === 'string' ? v : undefined);
@@ -65,7 +71,14 @@ export class CrawlProgress {
     for (const [k, v] of sites.entries) {
       const site = text(k);
       if (site === undefined || !(v instanceof FswcuDict)) continue;
-      bySite.set(site, { fetched: num(v.getText('fetched')), queued: num(v.getText('queued')) });
+      const held = text(v.getText('held') ?? 0);
+      bySite.set(site, {
+        fetched: num(v.getText('fetched')),
+        queued: num(v.getText('queued')),
+        errors: num(v.getText('errors')),
+        lastError: text(v.getText('last_error') ?? 0),
+        held: held === undefined ? undefined : { reason: held, until: now + num(v.getText('held_ms')) },
+      });
     }
   }
 

@@ -24,7 +24,19 @@ export interface Site {
   busy: boolean;
   /** Fetched pages whose processing (duplicate check, feeding, links) has not been reported yet. */
   processing: number;
+  /**
+   * Pages read this round (every 2xx answer, and the unchanged ones of a recrawl): max_doc bounds them. Fetches
+   * handed out and not reported yet (`pending`) count against the bound too, so that no more than max_doc are read
+   * even while earlier pages are still in processing.
+   */
   docs: number;
+  /** Fetches handed to the crawler whose outcome is not reported yet. */
+  pending: number;
+  /** Why the site is held back now (robots.txt unreachable...) and until when (clock time), for the progress report. */
+  held: { reason: string; until: number } | undefined;
+  /** The last fetch error of the site (its reason, as the crawler gave it), and how many there were. */
+  lastError: string | undefined;
+  errors: number;
   /** URIs fetched and fed, for delete site / URIs. */
   fetched: Set<string>;
   /** robots.txt's Crawl-delay, when it asks for more than the configured delay (0: none) */
@@ -32,7 +44,7 @@ export interface Site {
 }
 
 export function newSite(where: { site: string; host: string; port: number }): Site {
-  return { ...where, queue: [], state: 'new', ip: undefined, blockedUntil: 0, nextAt: 0, busy: false, processing: 0, docs: 0, fetched: new Set(), crawlDelayMs: 0 };
+  return { ...where, queue: [], state: 'new', ip: undefined, blockedUntil: 0, nextAt: 0, busy: false, processing: 0, docs: 0, pending: 0, held: undefined, lastError: undefined, errors: 0, fetched: new Set(), crawlDelayMs: 0 };
 }
 
 export interface Collection {

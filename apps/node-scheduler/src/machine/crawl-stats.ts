@@ -9,7 +9,7 @@
  * `removed` the pages taken out of the index because they are gone (404, 410), redirect, or are no longer
  * indexable, allowed or owned.
  */
-import { FswcuDict } from '@esp/codecs';
+import { FswcuDict, type FswcuValue } from '@esp/codecs';
 import type { Collection } from './collection-table';
 
 export interface CrawlStats {
@@ -41,11 +41,13 @@ export function takeStatsDelta(counts: { stats: CrawlStats; statsSent: CrawlStat
 export const PROGRESS_KEY = 'progress';
 
 /**
- * What the collection has queued and in flight on this node now (documents in the feeding chain included), and per site its pages fetched and queued (only
+ * What the collection has queued and in flight on this node now (documents in the feeding chain included), and per
+ * site its pages fetched and queued, its fetch errors (with the last one's reason) and why it is held back, if it is,
+ * for how many more milliseconds (`now`: the clock's time) (only
  * the sites that changed since the previous report, so a report stays small on a large crawl). The multinode
  * scheduler keeps the latest and tells from them when the crawl is done; a counter dict of older nodes has none.
  */
-export function takeProgress(c: Collection, feedsInFlight = 0): FswcuDict {
+export function takeProgress(c: Collection, feedsInFlight = 0, now = 0): FswcuDict {
   const enc = (k: string) => new TextEncoder().encode(k);
   const sent = (c.progressSent ??= new Map());
   let queued = 0;
@@ -54,10 +56,15 @@ export function takeProgress(c: Collection, feedsInFlight = 0): FswcuDict {
   for (const s of c.sites.values()) {
     queued += s.queue.length;
     inFlight += (s.busy ? 1 : 0) + s.processing;
-    const now = `${s.docs} ${s.queue.length}`;
-    if (sent.get(s.site) === now) continue;
-    sent.set(s.site, now);
-    sites.push([enc(s.site), new FswcuDict([[enc('fetched'), s.docs], [enc('queued'), s.queue.length]])]);
+    const held = s.held && s.held.until > now ? s.held : undefined;
+    const key = `${s.docs} ${s.queue.length} ${s.errors} ${held ? `${held.until} ${held.reason}` : ''}`;
+    if (sent.get(s.site) === key) continue;
+    sent.set(s.site, key);
+    const site: Array<[Uint8Array, FswcuValue]> = [[enc('fetched'), s.docs], [enc('queued'), s.queue.length], [enc('errors'), s.errors]];
+    // why the site waits and for how long from now; the last fetch error's reason
+    if (held) site.push([enc('held'), enc(held.reason)], [enc('held_ms'), Math.max(0, Math.round(held.until - now))]);
+    if (s.lastError !== undefined) site.push([enc('last_error'), enc(s.lastError)]);
+    sites.push([enc(s.site), new FswcuDict(site)]);
   }
   return new FswcuDict([
     [enc('queued'), queued],

@@ -14,6 +14,9 @@ import type { Fetch, FetchOutcome } from './fetch';
 import type { FetchTurns } from './fetch-turns';
 import type { SitePermissions } from './site-permissions';
 
+/** A reason travels in every progress report of its site: bounded. */
+const MAX_REASON_CHARS = 300;
+
 export interface FetchReportsDeps {
   clock: Clock;
   collections: CollectionTable;
@@ -72,6 +75,9 @@ export class FetchReports {
       s.processing++;
     } else if (s.busy) this.deps.turns.requestDone(f);
     s.processing = Math.max(0, s.processing - 1);
+    s.pending = Math.max(0, s.pending - 1);
+    // a site is held back only as long as its fetches are put off
+    if (outcome.kind !== 'deferred') s.held = undefined;
     const uri = f.entry.uri.uri;
     if (outcome.kind !== 'deferred') c.known.set(uri, f.depth);
     // what the index holds of this URI stays only for a page fed (again), unchanged, unfed (feeding off: the copy
@@ -102,14 +108,17 @@ export class FetchReports {
         ]);
         break;
       case 'not_indexable':
+        s.docs++;
         c.stats.fetched++;
         c.stats.excluded_type++;
         break;
       case 'noindex':
+        s.docs++;
         c.stats.fetched++;
         c.stats.noindex++;
         break;
       case 'too_large':
+        s.docs++;
         c.stats.fetched++;
         c.stats.excluded_size++;
         this.deps.log?.info({ collection: c.name, uri: f.entry.uri.uri, maxBytes: outcome.maxBytes }, 'page excluded: larger than the body bound');
@@ -123,14 +132,19 @@ export class FetchReports {
         break;
       case 'gone':
         c.stats.errors++;
+        s.errors++;
+        s.lastError = `${uri}: HTTP ${outcome.status}`;
         this.deps.log?.info({ collection: c.name, uri, reason: `HTTP ${outcome.status}` }, 'fetch failed');
         break;
       case 'deferred':
         s.queue.unshift(f.entry);
         s.nextAt = Math.max(s.nextAt, this.deps.clock.now() + outcome.retryInMs);
+        s.held = { reason: (outcome.reason ?? 'put off').slice(0, MAX_REASON_CHARS), until: s.nextAt };
         break;
       case 'error':
         c.stats.errors++;
+        s.errors++;
+        s.lastError = `${uri}: ${outcome.reason}`.slice(0, MAX_REASON_CHARS);
         this.deps.log?.info({ collection: c.name, uri: f.entry.uri.uri, reason: outcome.reason }, 'fetch failed');
         break;
     }

@@ -31,7 +31,9 @@ export class FetchTurns {
         if (s.state === 'blocked' && s.blockedUntil <= now) this.deps.permissions.activate(c, s);
         if (s.state !== 'active' || s.busy || s.nextAt > now || s.queue.length === 0) continue;
         if ((c.quarantine.get(s.site) ?? 0) > now) continue;
-        if (s.docs >= c.settings.maxDocsPerSite) {
+        if (s.docs + s.pending >= c.settings.maxDocsPerSite) {
+          // fetches still out may end as redirects or errors, which are not pages: wait for them before dropping
+          if (s.pending > 0) continue;
           c.stats.excluded += s.queue.length;
           this.deps.collections.dropped(c, s.site, s.queue.splice(0));
           this.deps.permissions.release(c, s);
@@ -39,6 +41,7 @@ export class FetchTurns {
         }
         const entry = s.queue.shift() as FscmtQueueEntry;
         s.busy = true;
+        s.pending++;
         return { collection: c.name, site: s.site, entry, depth: depthOf(entry), settings: c.settings };
       }
     }

@@ -28,5 +28,5 @@ export type FetchOutcome =
   | { kind: 'gone'; status: number }
   | { kind: 'excluded' }
   /** not fetched yet (robots.txt unreachable): back to the front of the site's queue, the site paused `retryInMs` */
-  | { kind: 'deferred'; retryInMs: number }
+  | { kind: 'deferred'; retryInMs: number; reason?: string }
   | { kind: 'error'; reason: string };

@@ -55,6 +55,8 @@ export const crawlCommandSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reprocess'), site: z.string().min(1), uri_prefix: z.string() }),
   z.object({ kind: z.literal('feeding_suspend'), suspend: z.boolean() }),
   z.object({ kind: z.literal('urgent'), uris: z.array(z.string().url()).min(1) }),
+  /** The crawl removed from the cluster (its configuration file too), with the documents it fed (CMD_ADM_CONF_REMOVE). */
+  z.object({ kind: z.literal('delete') }),
 ]);
 export type CrawlCommand = z.output<typeof crawlCommandSchema>;
 
@@ -73,6 +75,12 @@ export const crawlSiteStatusSchema = z.object({
   node: z.string(),
   fetched: z.number().int(),
   queued: z.number().int(),
+  /** Fetch errors (connection refused, HTTP 5xx, 404...), and the last one's reason. */
+  errors: z.number().int().optional(),
+  last_error: z.string().optional(),
+  /** Why the site is held back now (e.g. its robots.txt is unreachable), and in how many ms it is tried again. */
+  held: z.string().optional(),
+  next_try_ms: z.number().int().optional(),
 });
 
 export const crawlStatusSchema = z.object({
@@ -116,8 +124,10 @@ export const crawlAdminInterface = defineInterface({
         ['command', crawlCommandSchema],
       ],
       returns: z.object({ message: z.string(), nodes: z.number().int() }),
-      raises: ['unknown_collection'],
-      doc: 'An operator command, sent as the MS-FSCMT message it names to every node scheduler (or queued, for urgent URIs).',
+      raises: ['unknown_collection', 'crawl_spec_invalid'],
+      doc:
+        'An operator command, sent as the MS-FSCMT message it names to every node scheduler (or queued, for urgent URIs). ' +
+        'delete removes the crawl and its configuration file (crawl_spec_invalid when another configuration file defines the collection).',
     }),
   },
 });
