@@ -23,7 +23,7 @@ import { DEFAULT_CALLBACK_RETRY } from '@esp/content-client';
 import type { Logger } from '@esp/logging';
 import { bindOrTakeOver, type Middleware, type ServerObject } from '@esp/middleware';
 import { CollectionAdmission } from './collection-admission';
-import { DEFAULT_BASE_PORT, DEFAULT_QUEUE_BATCHES } from './cli';
+import { DEFAULT_BASE_PORT, DEFAULT_CALLBACK_GIVE_UP_MS, DEFAULT_QUEUE_BATCHES, DEFAULT_SESSION_IDLE_MS } from './cli';
 import { isCollectionName } from './collection-store';
 import { IndexingDispatcher } from './indexing-dispatcher';
 import { OpenCollections } from './open-collections';
@@ -54,6 +54,13 @@ export interface IndexerOptions {
   /** Backoff between callback attempts (ms, default 100 doubling to 5 000). */
   callbackRetryMinMs?: number;
   callbackRetryMaxMs?: number;
+  /**
+   * A session with no open, no batch written and no callback delivered for this long is forgotten, journal included
+   * (ms, default 1 200 000: twice the distributors' default, so that they close theirs first; 0: never).
+   */
+  sessionIdleMs?: number;
+  /** Statuses owed to a callback object nobody serves for this long are given up, logged and counted (ms, default 600 000; 0: never). */
+  callbackGiveUpMs?: number;
   /** How long close(id) and indexer.close() wait for callbacks still owed (ms, default 3 000: inside a caller's 5 s deadline). */
   closeWaitMs?: number;
   /**
@@ -76,6 +83,8 @@ export interface Indexer {
   readonly collections: readonly string[];
   /** Open sessions (closed ones still delivering callbacks included). */
   sessionIds(): number[];
+  /** Sessions reaped (idle) and statuses given up (callback object gone) since start. */
+  readonly counters: { readonly reaped: number; readonly callbacksGivenUp: number };
   /** Holds every collection's writes until the returned function is called (maintenance, tests). */
   holdWrites(): () => void;
   /** Stops taking calls, writes what is queued, waits (bounded) for callbacks owed, closes the databases. */
@@ -104,6 +113,8 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     retry: { initialMs: opts.callbackRetryMinMs ?? DEFAULT_CALLBACK_RETRY.initialMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_CALLBACK_RETRY.maxMs },
     callbackTimeoutMs: opts.callbackTimeoutMs ?? 10_000,
     closeWaitMs,
+    idleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    callbackGiveUpMs: opts.callbackGiveUpMs ?? DEFAULT_CALLBACK_GIVE_UP_MS,
     log,
   });
 
@@ -150,6 +161,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
       return [...collections.keys()];
     },
     sessionIds: () => [...dispatcher.sessions.keys()],
+    counters: dispatcher.counters,
     holdWrites: () => collections.holdWrites(),
     close() {
       closing ??= (async () => {

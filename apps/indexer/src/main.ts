@@ -36,6 +36,8 @@ const indexer = await startIndexer({
   collections: cli.collections,
   basePort: cli.basePort,
   maxQueuedBatches: cli.maxQueuedBatches,
+  sessionIdleMs: cli.sessionIdleMs,
+  callbackGiveUpMs: cli.callbackGiveUpMs,
   configured: cli.configService
     ? async (collection) => {
         const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 5000 });

@@ -15,7 +15,7 @@ import {
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import type { Artifact } from '@esp/ssr';
-import { IdleReaper, type Clock } from '@esp/timers';
+import type { Clock, IdleReaper } from '@esp/timers';
 import type { CollectionHolder } from '../collection-holder';
 import type { Dispatcher } from '../dispatch/dispatcher';
 import { BatchIntake } from './batch-intake';
@@ -25,6 +25,7 @@ import { Redispatch } from './redispatch';
 import { batchesToRedispatch, decodeSessionArtifact, guaranteesOf, guaranteeStrings } from './session-artifact';
 import type { SessionDirectory } from './session-directory';
 import type { SessionQuota } from './session-quota';
+import { sessionReaper } from './session-reaper';
 import { assertOwner, INTERNAL, ownerOf, type SessionCaller } from './session-owner';
 import { createSessionStore, type SessionReplicationOptions } from './session-replication';
 import type { SessionStore } from './session-store';
@@ -69,14 +70,7 @@ export class SessionHost {
     this.store = o.replication ? createSessionStore(o.mw, o.log, o.nodeId, o.replication, (a) => this.onSessionTimer(a)) : undefined;
     this.intake = new BatchIntake(o.dispatcher, () => this.stopping, o.quota);
     this.reaper = o.idleMs
-      ? new IdleReaper<number>({
-          idleMs: o.idleMs,
-          clock: o.clock,
-          // a callback the client took is a sign of life as good as a call
-          progress: (id) => o.sessions.get(id)?.callbacks?.delivered,
-          reap: (id, idleFor) => this.reap(id, idleFor),
-          onError: (id, err) => o.log.warn({ session: id, err: (err as Error).message }, 'idle session not reaped; trying again later'),
-        })
+      ? sessionReaper({ idleMs: o.idleMs, clock: o.clock, sessions: o.sessions, quota: o.quota, log: o.log, destroy: (id) => this.destroy(id), stopping: () => this.stopping })
       : undefined;
     this.redispatch = new Redispatch({ log: o.log, dispatcher: o.dispatcher, sessions: o.sessions, stopping: () => this.stopping, deadlineMs: o.replication?.redispatchDeadlineMs ?? 60_000 });
   }
@@ -213,23 +207,21 @@ export class SessionHost {
     return session.object.aor;
   }
 
-  /** Counts a new session against its client's quota; a refusal (QuotaExceeded) is logged. */
+  /**
+   * Counts a new session against its client's quota. A refusal (QuotaExceeded) is logged: the first ten, then every
+   * hundredth, so that a flood of refused calls does not flood the log too (each is counted in the quota's refusals).
+   */
   private admit(id: number, owner: string | undefined, force: boolean): void {
     try {
       this.o.quota?.admit(id, owner, force);
     } catch (err) {
       const data = (err as { data?: Record<string, unknown> }).data ?? {};
-      this.o.log.warn({ session: id, client: data['client'], scope: data['scope'], limit: data['limit'], held: data['held'] }, 'session refused: the client is at its quota');
+      const refused = this.o.quota?.quota.refusals.get(`sessions/${String(data['scope'])}`) ?? 0;
+      if (refused <= 10 || refused % 100 === 0) {
+        this.o.log.warn({ session: id, client: data['client'], scope: data['scope'], limit: data['limit'], held: data['held'], refused }, 'session refused: the client is at its quota');
+      }
       throw err;
     }
-  }
-
-  /** The reaper's call: a session nobody used for the idle time is destroyed, its indexing session closed. */
-  private async reap(id: number, idleFor: number): Promise<void> {
-    const s = this.o.sessions.get(id);
-    if (!s || this.stopping) return;
-    this.o.log.warn({ session: id, collection: s.collection, client: this.o.quota?.clientOf(id), idle_ms: idleFor }, 'session reaped: no call and no callback taken for the idle time');
-    await this.destroy(id);
   }
 
   /** SessionNotOwned unless the caller opened the session; a refusal is logged (an attempt on someone's session). */
