@@ -80,8 +80,8 @@ export class ContentDistributor {
     }
 
     const collections = o.collectionHolder ?? fixedCollections(o.collections);
-    const sessions = new SessionDirectory(mw, log);
-    const processors = new Processors({ mw, log, clock, owners: sessions, leaseMs: o.leaseMs, heartbeatMs: o.heartbeatMs, liveness: o.liveness, goneProbe: o.goneProbe, restart: o.onLeaseExpired });
+    const sessions = new SessionDirectory(mw, log, o.batchSigner);
+    const processors = new Processors({ mw, log, clock, owners: sessions, batchSigner: o.batchSigner, leaseMs: o.leaseMs, heartbeatMs: o.heartbeatMs, liveness: o.liveness, goneProbe: o.goneProbe, restart: o.onLeaseExpired });
     const unsubscribeLiveness = await mw.bus.subscribe(livenessSubject(nodeId), (m) => processors.onLivenessMessage(m.data));
     const sink = await mw.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: `callback_sink_${nodeId}`, port, name: '' });
     const host = new SessionHost({

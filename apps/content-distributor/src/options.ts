@@ -6,6 +6,8 @@ import type { SessionReplicationOptions } from './sessions/session-replication';
 
 export type { SessionReplicationOptions };
 
+import type { BatchSigner } from '@esp/interfaces';
+
 export interface ContentDistributorOptions {
   mw: Middleware;
   log: Logger;
@@ -42,4 +44,9 @@ export interface ContentDistributorOptions {
    * Undefined: off (a session lives and dies with its distributor; the client resends what has no final status).
    */
   sessionReplication?: SessionReplicationOptions;
+  /**
+   * The batch key's signer (ESP_BATCH_KEY_FILE, shared with the indexer): each batch goes to its item processor,
+   * and lost operations to the indexer, with its token, so that the indexer takes it from that processor only.
+   */
+  batchSigner?: BatchSigner;
 }

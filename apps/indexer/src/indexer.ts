@@ -15,6 +15,7 @@ import {
   INTERNAL_PORT_OFFSET,
   searchInterface,
   type Aor,
+  type BatchSigner,
   type Implementation,
 } from '@esp/interfaces';
 import { DEFAULT_CALLBACK_RETRY } from '@esp/content-client';
@@ -59,6 +60,8 @@ export interface IndexerOptions {
    * collection not served; true opens its database and serves it from then on. Default: none (unknown_collection).
    */
   configured?: (collection: string) => Promise<boolean>;
+  /** The batch key's signer (ESP_BATCH_KEY_FILE): unpredictable session object ids, batches taken only with their token. */
+  batchSigner?: BatchSigner;
   /** Bind the factory and search objects in the name server (default true). */
   bind?: boolean;
   logger?: Logger;
@@ -102,6 +105,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     retry: { initialMs: opts.callbackRetryMinMs ?? DEFAULT_CALLBACK_RETRY.initialMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_CALLBACK_RETRY.maxMs },
     callbackTimeoutMs: opts.callbackTimeoutMs ?? 10_000,
     closeWaitMs,
+    batchSigner: opts.batchSigner,
     log,
   });
 

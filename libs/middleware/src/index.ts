@@ -19,7 +19,7 @@ export { NatsCredentialsError, natsAuthOptions, type NatsAuthOptions } from './n
 export { RawBus, type RawMessage } from './raw-bus';
 export { BlobStore, BlobError, DEFAULT_BLOB_TTL_MS, type BlobStoreOptions } from './blob-store';
 export { packValue, unpackValue } from './wire-envelope';
-export { objectsOfType, inboxPrefix, nameServerSubject, nameWriteSubject, NAME_WRITE_SUBJECTS, NAME_BUCKET } from './subjects';
+export { objectsOfType, objectsWithIdPrefix, inboxPrefix, nameServerSubject, nameWriteSubject, NAME_WRITE_SUBJECTS, NAME_BUCKET } from './subjects';
 export {
   SystemException,
   ObjectNotExist,

@@ -48,6 +48,7 @@ export class AttackRig {
     readonly bus: SecuredBus,
     readonly dir: string,
     readonly secret: string,
+    readonly processors: number,
   ) {
     this.procs = {} as AttackRig['procs'];
   }
@@ -56,10 +57,11 @@ export class AttackRig {
     return join(this.dir, 'admin-secret');
   }
 
-  static async start(): Promise<AttackRig> {
+  /** `processors`: how many item processors the node controller runs (one is `item-processor`; more are `item-processor-<n>`). */
+  static async start(opts: { processors?: number } = {}): Promise<AttackRig> {
     const bus = await SecuredBus.start();
     const dir = mkdtempSync(join(tmpdir(), 'esp-attacks-'));
-    const rig = new AttackRig(bus, dir, randomBytes(24).toString('base64url'));
+    const rig = new AttackRig(bus, dir, randomBytes(24).toString('base64url'), opts.processors ?? 1);
     try {
       await rig.launch();
     } catch (err) {
@@ -92,11 +94,20 @@ export class AttackRig {
     this.statusUrl = `http://127.0.0.1:${statusPort}/RPC2`;
     const profile = join(dir, 'node.json');
     const ipArgs = ['--nats', bus.url, '--name', '{name}', '--status-port', String(statusPort), '--pipeline-config', pipeline];
-    writeFileSync(profile, JSON.stringify({ node: 'attacked-node', processes: [{ name: 'item-processor', entry: 'apps/item-processor/src/main.ts', args: ipArgs, env: bus.env('item-processor') }] }), { mode: 0o600 });
+    // each instance on a Status port of its own
+    const statusPorts = await reservePorts(this.processors - 1);
+    const entries = [statusPort, ...statusPorts].map((port, i) => ({ port, name: this.processors === 1 ? IP_NAME : `${IP_NAME}-${i + 1}` }));
+    const processes = entries.map((e) => ({ name: e.name, entry: 'apps/item-processor/src/main.ts', args: ipArgs.map((a) => (a === String(statusPort) ? String(e.port) : a)), env: bus.processorEnv(e.name as 'item-processor') }));
+    writeFileSync(profile, JSON.stringify({ node: 'attacked-node', processes }), { mode: 0o600 });
     this.procs.nodeController = await ChildService.start({ entry: 'apps/node-controller/src/main.ts', args: ['--profile', profile, '--port', '0'], env: { ESP_ADMIN_SECRET_FILE: this.secretFile } });
     this.nodeControlUrl = String(this.procs.nodeController.logs.find((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
-    await waitFor(() => distributor.logs.some((l) => l['msg'] === 'item processor registered'), { timeoutMs: 60_000, what: 'the item processor registered' });
+    await waitFor(() => distributor.logs.filter((l) => l['msg'] === 'item processor registered').length >= this.processors, { timeoutMs: 60_000, what: 'the item processors registered' });
     this.client = await bus.connect('client', { timeoutMs: 30_000 });
+  }
+
+  /** Documents a test fed itself, outside feedBatch: the index holds these too. */
+  addFed(n: number): void {
+    this.fed += n;
   }
 
   /** The node controller's view of the item processor (pid, state, restarts). */

@@ -1,5 +1,5 @@
 import type { OperationSet, OperationStatusInfo } from '@esp/codecs';
-import { coreSessionInterface, type Aor, type ProxyOf } from '@esp/interfaces';
+import { coreSessionInterface, type Aor, type BatchSigner, type ProxyOf } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import { retry } from '@esp/timers';
@@ -19,6 +19,8 @@ export class SessionDirectory implements BatchOwners {
   constructor(
     private readonly mw: Middleware,
     private readonly log: Logger,
+    /** Signs the lost operations sent to the indexer, as a processor's batch is (batch-token.ts). */
+    private readonly signer?: BatchSigner,
   ) {}
 
   get(id: number): FeedingSession | undefined {
@@ -88,7 +90,8 @@ export class SessionDirectory implements BatchOwners {
 
   private async sendToIndexer(session: FeedingSession, set: OperationSet): Promise<void> {
     // until the indexer takes them or the session is gone (then nobody waits for them)
-    await retry(() => this.coreSession(session.coreSession).process(set), {
+    const token = this.signer?.token(session.id, session.collection, set);
+    await retry(() => this.coreSession(session.coreSession).process(set, token), {
       initialMs: 100,
       maxMs: 5000,
       retryable: () => this.sessions.has(session.id),
