@@ -83,8 +83,8 @@ export class ContentDistributor {
 
     const collections = o.collectionHolder ?? fixedCollections(o.collections);
     const quota = new SessionQuota(o.quota ?? DEFAULT_QUOTA_LIMITS);
-    const sessions = new SessionDirectory(mw, log, quota);
-    const processors = new Processors({ mw, log, clock, owners: sessions, leaseMs: o.leaseMs, heartbeatMs: o.heartbeatMs, liveness: o.liveness, goneProbe: o.goneProbe, restart: o.onLeaseExpired });
+    const sessions = new SessionDirectory(mw, log, quota, o.batchSigner);
+    const processors = new Processors({ mw, log, clock, owners: sessions, batchSigner: o.batchSigner, leaseMs: o.leaseMs, heartbeatMs: o.heartbeatMs, liveness: o.liveness, goneProbe: o.goneProbe, restart: o.onLeaseExpired });
     const unsubscribeLiveness = await mw.bus.subscribe(livenessSubject(nodeId), (m) => processors.onLivenessMessage(m.data));
     const sink = await mw.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: `callback_sink_${nodeId}`, port, name: '' });
     const host = new SessionHost({

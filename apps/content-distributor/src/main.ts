@@ -9,7 +9,7 @@ import { stopOnSignals, useNonIncrementalMarking } from '@esp/cli-options';
 import { keepEncodedForms, OperationSet } from '@esp/codecs';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
-import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
+import { BATCH_KEY_ENV, BatchSigner, CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { parseCli } from './cli';
 import { ConfigServiceCollections } from './collection-holder';
 import { ContentDistributor } from './content-distributor';
@@ -35,6 +35,13 @@ keepEncodedForms(OperationSet);
 
 const log = createLogger('content-distributor', { node: cli.nodeId });
 log.debug('garbage collection: full collections without incremental marking');
+let batchSigner: BatchSigner | undefined;
+try {
+  batchSigner = BatchSigner.fromFile(process.env[BATCH_KEY_ENV]);
+} catch (err) {
+  log.fatal({ err: (err as Error).message, code: 'batch_key' }, 'cannot start');
+  process.exit(1);
+}
 const mw = await Middleware.connect({ name: `content-distributor-${cli.nodeId}`, servers: cli.nats, security: cli.security, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
@@ -46,6 +53,7 @@ try {
     log,
     nodeId: cli.nodeId,
     basePort: cli.basePort,
+    batchSigner,
     collections: cli.collections,
     collectionHolder: cli.configService
       ? new ConfigServiceCollections({

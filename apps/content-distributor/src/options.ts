@@ -7,6 +7,8 @@ import type { SessionReplicationOptions } from './sessions/session-replication';
 
 export type { SessionReplicationOptions };
 
+import type { BatchSigner } from '@esp/interfaces';
+
 export interface ContentDistributorOptions {
   mw: Middleware;
   log: Logger;
@@ -47,4 +49,9 @@ export interface ContentDistributorOptions {
   quota?: QuotaLimits;
   /** A session with no call and no callback taken by its client for this long is destroyed (ms; default 600 000; 0: never). */
   sessionIdleMs?: number;
+  /**
+   * The batch key's signer (ESP_BATCH_KEY_FILE, shared with the indexer): each batch goes to its item processor,
+   * and lost operations to the indexer, with its token, so that the indexer takes it from that processor only.
+   */
+  batchSigner?: BatchSigner;
 }

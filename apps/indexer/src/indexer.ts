@@ -17,6 +17,7 @@ import {
   INTERNAL_PORT_OFFSET,
   searchInterface,
   type Aor,
+  type BatchSigner,
   type Implementation,
 } from '@esp/interfaces';
 import { DEFAULT_CALLBACK_RETRY } from '@esp/content-client';
@@ -68,6 +69,8 @@ export interface IndexerOptions {
    * collection not served; true opens its database and serves it from then on. Default: none (unknown_collection).
    */
   configured?: (collection: string) => Promise<boolean>;
+  /** The batch key's signer (ESP_BATCH_KEY_FILE): unpredictable session object ids, batches taken only with their token. */
+  batchSigner?: BatchSigner;
   /** Bind the factory and search objects in the name server (default true). */
   bind?: boolean;
   logger?: Logger;
@@ -115,6 +118,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     closeWaitMs,
     idleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
     callbackGiveUpMs: opts.callbackGiveUpMs ?? DEFAULT_CALLBACK_GIVE_UP_MS,
+    batchSigner: opts.batchSigner,
     log,
   });
 

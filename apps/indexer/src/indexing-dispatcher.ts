@@ -1,6 +1,7 @@
 /**
  * The indexing dispatcher: `coreprocessing::session_factory` 5.0. Creates, recreates and closes indexing sessions,
- * each a server object of its own (`indexing-session-<id>`) on the indexer's port, and brings them back after a
+ * each a server object of its own (`indexing-session-<id>-<suffix>`, the suffix unpredictable without the batch key;
+ * `indexing-session-<id>` without one) on the indexer's port, and brings them back after a
  * restart from the journal in the collections' databases (same AOR, same finals, the callbacks still owed).
  *
  *   const d = new IndexingDispatcher(collections, { mw, port: 16390, ... });
@@ -15,6 +16,7 @@ import {
   UnknownCollection,
   ShuttingDown,
   type Aor,
+  type BatchSigner,
   type Implementation,
   type coreSessionFactoryInterface,
 } from '@esp/interfaces';
@@ -62,11 +64,16 @@ export interface DispatcherOptions {
    */
   callbackGiveUpMs?: number;
   clock?: Clock;
+  /**
+   * The batch key's signer: session object ids get its unpredictable suffix, and a batch without the distributor's
+   * token for it is refused (batch_not_authorized). Without it, any caller that reaches a session may write into it.
+   */
+  batchSigner?: BatchSigner;
   log: Logger;
 }
 
-export function sessionObjectId(id: number): string {
-  return `indexing-session-${id}`;
+export function sessionObjectId(id: number, signer?: BatchSigner): string {
+  return signer ? signer.sessionObjectId(id) : `indexing-session-${id}`;
 }
 
 function sameCallback(a: Aor, b: Aor): boolean {
@@ -284,7 +291,7 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
       log,
     });
     const content = new ContentResolver({ store: (bucket) => this.opts.mw.blobs({ bucket }), maxBytes: this.opts.maxDocumentBytes ?? 100 * 1024 * 1024, log });
-    const s = new IndexingSession(id, coll.writer, sender, this.opts.limits, log, content);
+    const s = new IndexingSession(id, coll.writer, sender, this.opts.limits, log, content, this.opts.batchSigner);
     holder.s = s;
     this.sessions.set(id, s);
     return s;
@@ -293,7 +300,7 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
   private async activate(s: IndexingSession): Promise<ServerObject<typeof coreSessionInterface>> {
     const existing = this.objects.get(s.id);
     if (existing) return existing;
-    const obj = await this.opts.mw.activate(coreSessionInterface, s, { object_id: sessionObjectId(s.id), port: this.opts.port });
+    const obj = await this.opts.mw.activate(coreSessionInterface, s, { object_id: sessionObjectId(s.id, this.opts.batchSigner), port: this.opts.port });
     this.objects.set(s.id, obj);
     return obj;
   }

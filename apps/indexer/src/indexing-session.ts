@@ -9,7 +9,7 @@
  *   await s.process(batch);       // queued, or system_resource_error when full (retry later)
  */
 import type { OperationSet } from '@esp/codecs';
-import { SystemResourceError, UnknownSession, type Implementation, type coreSessionInterface } from '@esp/interfaces';
+import { BatchNotAuthorized, SystemResourceError, UnknownSession, type BatchSigner, type Implementation, type coreSessionInterface } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { BatchResult } from './apply-batch';
 import type { CallbackSender } from '@esp/content-client';
@@ -43,13 +43,16 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
     private readonly log: Logger,
     /** Fetches content that came by reference (claim check); without it, references are stored as they are. */
     private readonly content?: ContentResolver,
+    /** With the batch key: a batch is taken only with the distributor's token for it (batch-token.ts). */
+    private readonly signer?: BatchSigner,
   ) {}
 
   get collection(): string {
     return this.writer.collection;
   }
 
-  process(batch: OperationSet): Promise<void> {
+  process(batch: OperationSet, batchToken?: string): Promise<void> {
+    this.authorize(batch, batchToken);
     this.admit();
     if (this.content && ContentResolver.needed(batch)) return this.processReferenced(batch, this.content);
     return this.enqueue(batch);
@@ -61,6 +64,15 @@ export class IndexingSession implements Implementation<typeof coreSessionInterfa
     this.admit();
     await this.enqueue(resolved.batch);
     resolved.release();
+  }
+
+  /** Refuses a batch that the distributor did not dispatch, as it is, to the caller (nothing of it is written). */
+  private authorize(batch: OperationSet, batchToken: string | undefined): void {
+    if (!this.signer || this.signer.verify(this.id, this.collection, batch, batchToken)) return;
+    const ops = batch.operations;
+    const data = { session: this.id, ops: ops.length, first: ops[0]?.id, token: batchToken === undefined ? 'none' : 'wrong' };
+    this.log.warn(data, 'batch refused: no valid batch token (not dispatched to its caller, or the distributors and the indexer hold different batch keys)');
+    throw new BatchNotAuthorized(`indexing session ${this.id}: the batch has ${batchToken === undefined ? 'no' : 'a wrong'} batch token; only the item processor it was dispatched to may write it`, data);
   }
 
   /** Refuses a batch when the session is closed or full (the caller retries later). */

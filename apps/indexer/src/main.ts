@@ -6,7 +6,7 @@
  *
  * One instance per data directory (the databases are locked while open).
  */
-import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
+import { BATCH_KEY_ENV, BatchSigner, CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { stopOnSignals } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
@@ -26,6 +26,14 @@ if (cli.kind === 'error') {
 }
 
 const log = createLogger('indexer');
+let batchSigner: BatchSigner | undefined;
+try {
+  batchSigner = BatchSigner.fromFile(process.env[BATCH_KEY_ENV]);
+} catch (err) {
+  log.fatal({ err: (err as Error).message, code: 'batch_key' }, 'cannot start');
+  process.exit(1);
+}
+if (!batchSigner) log.warn(`no batch key (${BATCH_KEY_ENV}): any caller that reaches an indexing session may write into it`);
 const mw = await Middleware.connect({ name: 'indexer', servers: cli.nats, security: cli.security, logger: log, waitForServer: cli.wait }).catch((err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
@@ -38,6 +46,7 @@ const indexer = await startIndexer({
   maxQueuedBatches: cli.maxQueuedBatches,
   sessionIdleMs: cli.sessionIdleMs,
   callbackGiveUpMs: cli.callbackGiveUpMs,
+  batchSigner,
   configured: cli.configService
     ? async (collection) => {
         const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 5000 });

@@ -68,6 +68,8 @@ export interface BatchInput {
   readonly session_id: number;
   readonly collection: string;
   readonly batch: OperationSet;
+  /** The distributor's token for this batch, passed on to the indexing session with the processed batch. */
+  readonly token?: string;
 }
 
 /** A batch's out-of-band content: the client's object of each operation, and the objects made for the indexer. */
@@ -432,7 +434,7 @@ export class BatchProcessor {
         async (attempt) => {
           attempts = attempt + 1;
           try {
-            return await session.process(batch);
+            return await session.process(batch, input.token);
           } catch (err) {
             away = err instanceof ObjectNotExist && (await indexerAway(mw, input.next));
             throw err;

@@ -4,6 +4,7 @@ import {
   DEFAULT_REREGISTRATION_LEASE_MS,
   INTERNAL_PORT_OFFSET,
   processorServerInterface,
+  processorServerObjectId,
   type Aor,
 } from '@esp/interfaces';
 import type { NatsSecurity } from '@esp/cli-options';
@@ -219,7 +220,7 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     .activate(processorServerInterface, processorServer(batches, registration), {
       // this process's own address: after a crash the restarted processor (same name) answers elsewhere, so a call or
       // a probe of the dead one finds no responders rather than the new process
-      object_id: `processor_server/${name}/${process.pid}`,
+      object_id: processorServerObjectId(name, process.pid),
       port: (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET,
       name,
     })

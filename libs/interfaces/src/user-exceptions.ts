@@ -92,6 +92,16 @@ export class QuotaExceeded extends UserException {
   override readonly code = 'quota_exceeded';
 }
 
+/**
+ * A write into an indexing session (coreprocessing::session::process) without the batch token of the distributor,
+ * or with one that is not for these operations: the caller is not the item processor that batch was dispatched to.
+ * Nothing of the batch was written. Not retryable: the same call fails the same way.
+ */
+export class BatchNotAuthorized extends UserException {
+  override name = 'BatchNotAuthorized';
+  override readonly code = 'batch_not_authorized';
+}
+
 const registry = new ExceptionRegistry<UserException>(UserException, [
   UnknownCollection,
   UnsupportedGuaranteeSet,
@@ -103,6 +113,7 @@ const registry = new ExceptionRegistry<UserException>(UserException, [
   UnknownSession,
   SessionNotOwned,
   QuotaExceeded,
+  BatchNotAuthorized,
 ]);
 
 /** Makes a user exception class rebuildable from its code on the receiving side. */

@@ -20,7 +20,7 @@ export { RawBus, type RawMessage } from './raw-bus';
 export { BlobStore, BlobError, DEFAULT_BLOB_TTL_MS, type BlobStoreOptions } from './blob-store';
 export { contentStreamConfig, contentStreamName, contentSubjects, streamDifferences, SECURITY_FIELDS, TUNABLE_FIELDS, DEFAULT_CONTENT_MAX_BYTES, type ContentStreamOptions } from './content-stream';
 export { packValue, unpackValue } from './wire-envelope';
-export { objectsOfType, inboxPrefix, nameServerSubject, nameWriteSubject, NAME_WRITE_SUBJECTS, NAME_BUCKET } from './subjects';
+export { objectsOfType, objectsWithIdPrefix, inboxPrefix, nameServerSubject, nameWriteSubject, NAME_WRITE_SUBJECTS, NAME_BUCKET } from './subjects';
 export {
   SystemException,
   ObjectNotExist,

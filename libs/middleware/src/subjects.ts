@@ -5,6 +5,9 @@
  * are its identity, and its interface type comes first so that NATS permissions can say which roles may serve, or
  * call, which kind of object (esp.obj.processing::session.> for the distributors only: nobody else reads the
  * documents sent to sessions). Tokens are escaped so that any host or id gives exactly one valid, unambiguous subject.
+ * An object id's '/'-separated segments are tokens of their own (`processor_server/item-processor-1/42` is
+ * `...processor_server.item-processor-1.42`), so that a permission can name the objects of one owner
+ * (`esp.obj.processing::processor_server.*.*.processor_server.item-processor-1.>`).
  */
 const PREFIX = 'esp';
 
@@ -17,7 +20,15 @@ export function subjectToken(value: string): string {
 }
 
 export function objectSubject(interfaceType: string, host: string, port: number, objectId: string): string {
-  return `${PREFIX}.obj.${subjectToken(interfaceType)}.${subjectToken(host)}.${port}.${subjectToken(objectId)}`;
+  return `${PREFIX}.obj.${subjectToken(interfaceType)}.${subjectToken(host)}.${port}.${objectId.split('/').map(subjectToken).join('.')}`;
+}
+
+/**
+ * Every object of `interfaceType`, on any host and port, whose id starts with the segments `idPrefix` ('/'
+ * separated): what a permission names to give one owner its own objects.
+ */
+export function objectsWithIdPrefix(interfaceType: string, idPrefix: string): string {
+  return `${PREFIX}.obj.${subjectToken(interfaceType)}.*.*.${idPrefix.split('/').map(subjectToken).join('.')}.>`;
 }
 
 /** Every object of one interface type, on any host: what a permission names. */

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ADMIN_READ_OPEN_ENV, ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
 import { ensureAdminSecretFile } from './admin-secret-file';
-import { busRoleOf, ensureBusHome, withBusIdentities, type BusHome } from './bus/bus-home';
+import { busRoleOf, DEFAULT_PROCESSORS, ensureBusHome, processorNames, withBusIdentities, type BusHome } from './bus/bus-home';
 import { parseByteSize, setUpJetStream } from './bus/jetstream-setup';
 import { ownerOnlyTree } from './home-modes';
 import { ensureNats } from './nats-endpoint';
@@ -105,7 +105,15 @@ let nats;
 let bus: BusHome | undefined;
 try {
   // the secured bus: its users, certificate and configuration in <home>/nats-auth (client.env for the CLIs)
-  nats = await ensureNats(process.env, join(home, 'nats'), values.insecure ? undefined : (version) => (bus = ensureBusHome(home, version)).configFile);
+  // a user for each item processor of the profile (an unreadable profile is reported below, before anything starts)
+  const processors = (): string[] => {
+    try {
+      return processorNames(fillProfile(resolve(values.profile ?? DEFAULT_PROFILE), {}));
+    } catch {
+      return [...DEFAULT_PROCESSORS];
+    }
+  };
+  nats = await ensureNats(process.env, join(home, 'nats'), values.insecure ? undefined : (version) => (bus = ensureBusHome(home, version, { processors: processors() })).configFile);
 } catch (err) {
   say((err as Error).message);
   process.exit(1);

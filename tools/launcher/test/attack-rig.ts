@@ -36,6 +36,8 @@ export interface ProcessRow {
 }
 
 export interface RigOptions {
+  /** How many item processors the node controller runs (default 1). */
+  processors?: number;
   /** The content bucket's bound (default: the stack's, 2 GiB). */
   contentMaxBytes?: number;
   /** The distributor's Lease Timeout (default 300 s) and gone probe (default on). */
@@ -59,6 +61,7 @@ export class AttackRig {
     readonly bus: SecuredBus,
     readonly dir: string,
     readonly secret: string,
+    readonly processors: number,
   ) {
     this.procs = {} as AttackRig['procs'];
   }
@@ -67,10 +70,11 @@ export class AttackRig {
     return join(this.dir, 'admin-secret');
   }
 
+  /** `processors`: how many item processors the node controller runs (one is `item-processor`; more are `item-processor-<n>`). */
   static async start(opts: RigOptions = {}): Promise<AttackRig> {
     const bus = await SecuredBus.start();
     const dir = mkdtempSync(join(tmpdir(), 'esp-attacks-'));
-    const rig = new AttackRig(bus, dir, randomBytes(24).toString('base64url'));
+    const rig = new AttackRig(bus, dir, randomBytes(24).toString('base64url'), opts.processors ?? 1);
     try {
       // as npm start does before any role: the stack's streams, made by admin (no other role may)
       await setUpJetStream({ url: bus.url, identity: bus.env('admin'), ...(opts.contentMaxBytes ? { contentMaxBytes: opts.contentMaxBytes } : {}), say: () => undefined });
@@ -105,14 +109,18 @@ export class AttackRig {
     this.statusUrl = `http://127.0.0.1:${statusPort}/RPC2`;
     const profile = join(dir, 'node.json');
     const ipArgs = ['--nats', bus.url, '--name', '{name}', '--status-port', String(statusPort), '--pipeline-config', pipeline];
-    writeFileSync(profile, JSON.stringify({ node: 'attacked-node', processes: [{ name: 'item-processor', entry: 'apps/item-processor/src/main.ts', args: ipArgs, env: bus.env('item-processor') }] }), { mode: 0o600 });
+    // each instance on a Status port of its own
+    const statusPorts = await reservePorts(this.processors - 1);
+    const entries = [statusPort, ...statusPorts].map((port, i) => ({ port, name: this.processors === 1 ? IP_NAME : `${IP_NAME}-${i + 1}` }));
+    const processes = entries.map((e) => ({ name: e.name, entry: 'apps/item-processor/src/main.ts', args: ipArgs.map((a) => (a === String(statusPort) ? String(e.port) : a)), env: bus.processorEnv(e.name as 'item-processor') }));
+    writeFileSync(profile, JSON.stringify({ node: 'attacked-node', processes }), { mode: 0o600 });
     this.procs.nodeController = await ChildService.start({ entry: 'apps/node-controller/src/main.ts', args: ['--profile', profile, '--port', '0', ...(opts.registerNodeController ? ['--config-server', this.configUrl, '--restart-delay-ms', '100', '--stop-timeout-ms', '2000'] : [])], env: { ESP_ADMIN_SECRET_FILE: this.secretFile } });
     this.nodeControlUrl = String(this.procs.nodeController.logs.find((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
-    await waitFor(() => distributor.logs.some((l) => l['msg'] === 'item processor registered'), { timeoutMs: 60_000, what: 'the item processor registered' });
+    await waitFor(() => distributor.logs.filter((l) => l['msg'] === 'item processor registered').length >= this.processors, { timeoutMs: 60_000, what: 'the item processors registered' });
     this.client = await bus.connect('client', { timeoutMs: 30_000 });
   }
 
-  /** Documents a test fed and saw completed on its own: the index holds them too. */
+  /** Documents a test fed and saw completed on its own, outside feedBatch: the index holds them too. */
   countFed(n: number): void {
     this.fed += n;
   }

@@ -48,7 +48,12 @@ const SUBSCRIBE: Array<[BusRole, string, Expect]> = [
   ['client', '$KV.esp_names.>', 'denied'],
   ['client', '$O.esp_content.>', 'denied'],
   ['client', 'esp.raw.>', 'denied'],
-  ['item-processor', OBJ.processorServer, 'allowed'],
+  // the role's user is the processor named item-processor: its own objects only (item-processor-<n> in
+  // attacks-processors.e2e.spec.ts)
+  ['item-processor', 'esp.obj.processing::processor_server.somehost.16390.processor_server.item-processor.123', 'allowed'],
+  ['item-processor', OBJ.processorServer, 'denied'],
+  ['item-processor', 'esp.obj.processing::processor_server.somehost.16390.processor_server.item-processor-2.123', 'denied'],
+  ['item-processor', 'esp.obj.processing::processor_server.>', 'denied'],
   ['item-processor', OBJ.session, 'denied'],
   ['item-processor', OBJ.sessionFactory, 'denied'],
   ['item-processor', OBJ.masterDispatcher, 'denied'],

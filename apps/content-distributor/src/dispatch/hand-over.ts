@@ -1,5 +1,5 @@
 import { SubsystemIdSet, type OperationSet } from '@esp/codecs';
-import { processorServerInterface, ShuttingDown, SystemResourceError } from '@esp/interfaces';
+import { processorServerInterface, ShuttingDown, SystemResourceError, type BatchSigner } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { CallAbandoned, CallTimeout, ObjectNotExist, TransportError, type Middleware } from '@esp/middleware';
 import type { LivenessTracker } from '@esp/ppp';
@@ -16,6 +16,8 @@ export interface HandOverOptions {
   pool: ProcessorPool;
   leases: Leases;
   liveness: LivenessTracker;
+  /** The batch key's signer: the batch's token goes with it, for the indexer (none without a key). */
+  signer?: BatchSigner;
 }
 
 export interface PlaceOptions {
@@ -83,10 +85,11 @@ export class HandOver {
     const { mw, log, pool, leases, liveness } = this.o;
     const ac = new AbortController();
     this.calls.set(p.name, ac);
+    const token = this.o.signer?.token(target.id, target.collection, batch);
     try {
       for (;;) {
         try {
-          await mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000, signal: ac.signal }).process(target.coreSession, target.id, target.collection, batch, INDEXING_ONLY());
+          await mw.proxy(processorServerInterface, p.proxy, { timeoutMs: 10_000, signal: ac.signal }).process(target.coreSession, target.id, target.collection, batch, INDEXING_ONLY(), token);
           liveness.renew(p.name);
           return 'taken';
         } catch (err) {

@@ -1,5 +1,5 @@
 import type { OperationStatusInfo } from '@esp/codecs';
-import { processorServerInterface, type Aor } from '@esp/interfaces';
+import { processorServerInterface, type Aor, type BatchSigner } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import { decodeLivenessMessage, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, LivenessTracker } from '@esp/ppp';
@@ -26,6 +26,8 @@ export interface ProcessorsOptions {
   goneProbe?: boolean;
   /** The node-controller restart hook: after a Lease Timeout, and when PPP liveness declares a processor dead. */
   restart?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
+  /** Signs each batch handed to a processor (the indexer checks the token). */
+  batchSigner?: BatchSigner;
 }
 
 /**
@@ -62,7 +64,7 @@ export class Processors {
       up: () => this.liveness.release(),
     });
     this.probe = o.goneProbe === false ? undefined : new SilenceProbe({ mw: o.mw, log: o.log, clock: o.clock, pool: this.pool, liveness: this.liveness, intervalMs: o.heartbeatMs ?? HEARTBEAT_INTERVAL_MS });
-    this.handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness });
+    this.handOver = new HandOver({ mw: o.mw, log: o.log, pool: this.pool, leases: this.leases, liveness: this.liveness, signer: o.batchSigner });
     this.dispatcher = new Dispatcher({ log: o.log, clock: o.clock, pool: this.pool, handOver: this.handOver, owners: o.owners });
   }
 

@@ -1,5 +1,5 @@
 import type { OperationSet, OperationStatusInfo } from '@esp/codecs';
-import { coreSessionInterface, type Aor, type ProxyOf } from '@esp/interfaces';
+import { coreSessionInterface, type Aor, type BatchSigner, type ProxyOf } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import { retry } from '@esp/timers';
@@ -22,6 +22,8 @@ export class SessionDirectory implements BatchOwners {
     private readonly log: Logger,
     /** Bytes in flight per client: given back once a batch is processed or lost. */
     private readonly quota?: SessionQuota,
+    /** Signs the lost operations sent to the indexer, as a processor's batch is (batch-token.ts). */
+    private readonly signer?: BatchSigner,
   ) {}
 
   get(id: number): FeedingSession | undefined {
@@ -93,7 +95,8 @@ export class SessionDirectory implements BatchOwners {
 
   private async sendToIndexer(session: FeedingSession, set: OperationSet): Promise<void> {
     // until the indexer takes them or the session is gone (then nobody waits for them)
-    await retry(() => this.coreSession(session.coreSession).process(set), {
+    const token = this.signer?.token(session.id, session.collection, set);
+    await retry(() => this.coreSession(session.coreSession).process(set, token), {
       initialMs: 100,
       maxMs: 5000,
       retryable: () => this.sessions.has(session.id),

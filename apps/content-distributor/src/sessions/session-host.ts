@@ -133,7 +133,7 @@ export class SessionHost {
     // a new session counts against its client's quota (a reactivated one already was its client's: taken whatever)
     this.admit(id, saved ? saved.owner : ownerOf(caller), saved !== undefined);
     try {
-      return await this.activateSession(id, collection, callback, external, caller, recreate, saved);
+      return await this.activateSession(id, collection, callback, external, caller, recreate, saved, guarantees);
     } catch (err) {
       this.o.quota?.release(id);
       throw err;
@@ -148,6 +148,7 @@ export class SessionHost {
     caller: SessionCaller,
     recreate: boolean,
     saved: Awaited<ReturnType<SessionStore['load']>>,
+    guarantees: ReturnType<typeof guaranteesOf>,
   ): Promise<Aor> {
     const { mw, log, sessions } = this.o;
     const { proxy: factory } = await mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });

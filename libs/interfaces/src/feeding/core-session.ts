@@ -5,6 +5,7 @@ import { OPERATION_CALLBACK_TYPE } from '../processing/dispatcher-node';
 import { CORE_PROCESSING_SESSION_TYPE, coreProcessingSessionAorSchema } from '../processing/processor-server';
 import { aorOf, nonEmptyString, nonNegativeLong, voidResult } from '../processing/fsidl-types';
 import { CORE_SESSION_FACTORY_TYPE } from './feeding-types';
+import { batchTokenSchema } from './batch-token-schema';
 
 /**
  * `coreprocessing::session_factory` (MS-FSDP 3.2.4, not in our specs): the indexing dispatcher's factory of indexing
@@ -56,10 +57,11 @@ export const coreSessionInterface = defineInterface({
   doc: 'Indexing session: durable writes, secured / completed / lost callbacks.',
   methods: {
     process: method({
-      params: [['batch', operationSetSchema]],
+      // ours: batch_token, the distributor's proof that this batch was dispatched to the caller (batch-token.ts)
+      params: [['batch', operationSetSchema], ['batch_token', batchTokenSchema]],
       returns: voidResult,
-      raises: ['system_resource_error', 'unknown_session'],
-      doc: 'Queues the batch for writing (bounded: system_resource_error when full). Callbacks follow.',
+      raises: ['system_resource_error', 'unknown_session', 'batch_not_authorized'],
+      doc: 'Queues the batch for writing (bounded: system_resource_error when full). Callbacks follow. An indexer that holds the batch key refuses a batch without its token (batch_not_authorized).',
     }),
   },
 });

@@ -8,3 +8,5 @@ export * from './processing-session';
 export * from './core-session';
 export * from './search';
 export * from './content-ref';
+export * from './batch-token';
+export * from './batch-token-schema';

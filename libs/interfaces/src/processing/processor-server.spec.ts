@@ -8,7 +8,8 @@ import { aor, batch, failure, overTheWire, signatureOf, toIndexing } from './spe
 
 // Copied from MS-FSDPD 3.1.4.1 and appendix A (`pragma version processor_server 5.2`).
 const SPEC: [string, string[]][] = [
-  ['process', ['next_subsystem_session', 'session_id', 'collection', 'batch', 'subsystem_ids']],
+  // and ours, last and optional: batch_token (the distributor's token, for the indexer)
+  ['process', ['next_subsystem_session', 'session_id', 'collection', 'batch', 'subsystem_ids', 'batch_token']],
   ['flush', []],
   ['reassign', []],
 ];
@@ -40,11 +41,15 @@ describe('processing::processor_server', () => {
     expect(validateArgs(ps.methods.process, good()).ok).toBe(true);
     const wire = overTheWire(good());
     const r = validateArgs(ps.methods.process, wire);
-    expect(r).toEqual({ ok: true, args: wire });
+    expect(r).toEqual({ ok: true, args: [...wire, undefined] });
     if (r.ok) {
       expect(r.args[3]).toBeInstanceOf(OperationSet);
       expect(r.args[4]).toBeInstanceOf(SubsystemIdSet);
     }
+  });
+
+  it('process takes the batch token as an optional last argument', () => {
+    expect(validateArgs(ps.methods.process, [...good(), 'A'.repeat(43)])).toMatchObject({ ok: true, args: [...good(), 'A'.repeat(43)] });
   });
 
   it('flush and reassign take no arguments', () => {
@@ -66,6 +71,7 @@ describe('processing::processor_server', () => {
     ['subsystem_ids', /MUST be set to "indexing"/, withArg(4, new SubsystemIdSet({ ids: [] }))],
     ['subsystem_ids', /subsystem_id_set/, withArg(4, ['indexing'])],
     ['subsystem_ids', /missing/, good().slice(0, 4)],
+    ['batch_token', /string/, [...good(), 42]],
   ] as const)('process - bad %s is refused, the reason matching %s', (argument, reason, args) => {
     expect(failure(ps.methods.process, args)).toEqual({ argument, reason: expect.stringMatching(reason) });
   });
@@ -80,7 +86,7 @@ describe('processing::processor_server', () => {
 
   it('infers proxy types', () => {
     expectTypeOf<Parameters<ProxyOf<typeof ps>['process']>>().toEqualTypeOf<
-      [next_subsystem_session: Aor, session_id: number, collection: string, batch: OperationSet, subsystem_ids: SubsystemIdSet]
+      [next_subsystem_session: Aor, session_id: number, collection: string, batch: OperationSet, subsystem_ids: SubsystemIdSet, batch_token?: string]
     >();
   });
 });

@@ -1,6 +1,7 @@
 import { defineInterface, method } from '../define-interface';
 import { operationSetSchema, processSubsystemIdsSchema } from './entity-schemas';
 import { aorOf, nonEmptyString, nonNegativeLong, voidResult } from './fsidl-types';
+import { batchTokenSchema } from '../feeding/batch-token-schema';
 
 /** FSIDL type of the indexing dispatcher's session that process forwards the batch to (MS-FSDP section 3). */
 export const CORE_PROCESSING_SESSION_TYPE = 'coreprocessing::session';
@@ -18,6 +19,19 @@ export const coreProcessingSessionAorSchema = aorOf(CORE_PROCESSING_SESSION_TYPE
  * `processing::system_resource_error { string what; }` (2.2.38; `message` in appendix A): the description of the
  * resource constraint is the SystemResourceError's message.
  */
+/**
+ * The object id of an item processor's processor_server: `processor_server/<name>/<pid>`. Its name is a subject token
+ * of its own, so that the bus gives each processor's identity its own objects (docs/security.md).
+ */
+export function processorServerObjectId(name: string, pid: number): string {
+  return `${processorServerIdPrefix(name)}/${pid}`;
+}
+
+/** The object ids of every processor_server of the processor named `name`. */
+export function processorServerIdPrefix(name: string): string {
+  return `processor_server/${name}`;
+}
+
 export const processorServerInterface = defineInterface({
   type: 'processing::processor_server',
   version: '5.2',
@@ -30,6 +44,8 @@ export const processorServerInterface = defineInterface({
         ['collection', nonEmptyString],
         ['batch', operationSetSchema],
         ['subsystem_ids', processSubsystemIdsSchema],
+        // ours: the distributor's token for this batch, passed on with it to next_subsystem_session.process
+        ['batch_token', batchTokenSchema],
       ],
       returns: voidResult,
       raises: ['shutting_down', 'system_resource_error'],

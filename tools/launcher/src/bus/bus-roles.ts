@@ -14,8 +14,8 @@
  * - no role but admin may create, update or delete a stream: the stack creates them at start-up.
  */
 import { CONTENT_RELEASE_SUBJECT } from '@esp/claim-check';
-import { DEFAULT_CONTENT_BUCKET, OPERATION_CALLBACK_TYPE, CORE_PROCESSING_SESSION_TYPE, CORE_SESSION_FACTORY_TYPE, PROCESSING_SESSION_TYPE, SEARCH_TYPE } from '@esp/interfaces';
-import { NAME_BUCKET, NAME_WRITE_SUBJECTS, inboxPrefix, nameServerSubject, nameWriteSubject, objectsOfType, RawBus } from '@esp/middleware';
+import { DEFAULT_CONTENT_BUCKET, processorServerIdPrefix, OPERATION_CALLBACK_TYPE, CORE_PROCESSING_SESSION_TYPE, CORE_SESSION_FACTORY_TYPE, PROCESSING_SESSION_TYPE, SEARCH_TYPE } from '@esp/interfaces';
+import { NAME_BUCKET, NAME_WRITE_SUBJECTS, inboxPrefix, nameServerSubject, nameWriteSubject, objectsOfType, objectsWithIdPrefix, RawBus } from '@esp/middleware';
 
 /** The roles that connect to NATS. The node controller does not: it passes its children their own identities. */
 export const BUS_ROLES = [
@@ -109,6 +109,11 @@ function contentWrite(bucket: string): string[] {
   return [...contentRead(bucket), ...contentAdd(bucket).filter((s) => s !== CONTENT_RELEASE_SUBJECT), `$JS.API.STREAM.PURGE.OBJ_${bucket}`];
 }
 
+/** The processor_server objects of the item processor named `name` (and nobody else's). */
+function ownProcessorObjects(name: string): string {
+  return objectsWithIdPrefix(T.processorServer, processorServerIdPrefix(name));
+}
+
 /** A crawl-cluster role: its own addresses (and their control and admin subjects), and sending to any peer. */
 function crawlPeer(role: 'mns' | 'ns' | 'dup' | 'tcp'): { publish: string[]; subscribe: string[] } {
   const fscmt = RawBus.subject('fscmt');
@@ -130,7 +135,10 @@ function clientRole(bucket: string): { publish: string[]; subscribe: string[] } 
 export interface BusPermissionOptions {
   /** The object store bucket of out-of-band content (default esp_content). */
   contentBucket?: string;
-  /** The user the role connects as (default: the role's name); its replies come to _INBOX.<user>. */
+  /**
+   * The user the role connects as (default: the role's name); its replies come to _INBOX.<user>. An item
+   * processor's user is its name (item-processor-1): it serves that processor's objects only.
+   */
   user?: string;
 }
 
@@ -175,7 +183,9 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
       );
     }
     case 'item-processor':
-      return own([...objects(T.masterDispatcher, T.procserverHandler, T.coreSession), LIVENESS, ...contentWrite(bucket)], objects(T.processorServer));
+      // a processor serves its own processor_server objects only (their ids carry its name, its user): it hears no
+      // batch addressed to another processor. Its writes into indexing sessions carry the distributor's batch token.
+      return own([...objects(T.masterDispatcher, T.procserverHandler, T.coreSession), LIVENESS, ...contentWrite(bucket)], [ownProcessorObjects(opts.user ?? role)]);
     case 'ssr-node': {
       const ssr = `${RawBus.subject('ssr')}.>`;
       return own([ssr], [ssr]);
