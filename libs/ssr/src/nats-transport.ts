@@ -154,7 +154,9 @@ export class NatsSsrTransport implements SsrTransport {
       }
       // one message above the limit: its frames, one after the other (the receiver relies on their order)
       const frames = chunkFrames(bytes, this.source, ++this.chunkSets, this.bus.maxPayload);
-      this.chunked.messages++;
+      if (this.chunked.messages++ === 0) {
+        this.log?.info({ subject, bytes: bytes.length, frames: frames.length, max_payload: this.bus.maxPayload }, 'SSR message above max_payload sent as chunks (the first; later ones are counted, not logged)');
+      }
       this.chunked.frames += frames.length;
       for (const f of frames) this.bus.publish(subject, f);
     } catch (err) {
