@@ -20,6 +20,8 @@ for tool in tools/launcher/src/main.ts tools/launcher/src/health.ts tools/launch
 done
 # the compose stack's one-shot generator of the secured bus (dist/tools/launcher/bus/generate-main.js)
 entries+=("tools/launcher/bus/generate-main=tools/launcher/src/bus/generate-main.ts")
+# and of its JetStream streams (dist/tools/launcher/bus/jetstream-setup-main.js)
+entries+=("tools/launcher/bus/jetstream-setup-main=tools/launcher/src/bus/jetstream-setup-main.ts")
 
 exec "${ESBUILD:-node_modules/.bin/esbuild}" "${entries[@]}" --bundle --platform=node --format=esm --target=node20 --packages=external \
   --tsconfig=tsconfig.base.json --outdir=dist --log-level=warning

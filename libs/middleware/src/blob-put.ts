@@ -77,13 +77,3 @@ export async function putObject(js: JetStreamClient, bucket: string, name: strin
 async function publishMeta(js: JetStreamClient, bucket: string, name: string, info: object): Promise<void> {
   await js.publish(metaSubject(bucket, name), JSON.stringify(info));
 }
-
-/**
- * Marks object `name` deleted, as the object store's delete does, without reading it first: every reader then
- * finds nothing. Its chunks are not purged (that needs the chunks' id, which only a read gives): the bucket's TTL
- * removes them, and until then only the roles that may read the bucket could see them.
- */
-export async function putTombstone(js: JetStreamClient, bucket: string, name: string): Promise<void> {
-  const info = { name, description: '', options: { max_chunk_size: CHUNK_BYTES }, bucket, nuid: '', size: 0, chunks: 0, mtime: new Date().toISOString(), digest: '', deleted: true };
-  await publishMeta(js, bucket, name, info);
-}

@@ -3,7 +3,7 @@ import { DEFAULT_CONTENT_BUCKET, type ContentRef } from '@esp/interfaces';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { chunkSubject, metaSubject, putObject, putTombstone } from './blob-put';
+import { chunkSubject, metaSubject, putObject } from './blob-put';
 import { contentStreamConfig, contentStreamName, SECURITY_FIELDS, streamDifferences, DEFAULT_BLOB_TTL_MS } from './content-stream';
 
 export interface BlobStoreOptions {
@@ -182,11 +182,6 @@ export class BlobStore {
     } catch (err) {
       throw new BlobError('store_unavailable', `cannot delete object "${name}" from "${this.bucket}": ${(err as Error).message}`, { cause: err });
     }
-  }
-
-  /** Marks an object deleted without reading or purging (an identity that may only add): its chunks stay for the TTL. */
-  async markDeleted(name: string): Promise<void> {
-    await putTombstone(this.js, this.bucket, name);
   }
 
   /** JetStream replicas of the bucket. */

@@ -11,7 +11,7 @@
  * the bucket, and NATS permissions cannot tell a header. The object store's own client rolls up an object's
  * description when it replaces or deletes one; ours writes descriptions without it (blob-put.ts: the last one of a
  * name is the one readers see) and deletes by purging the object's subjects (blob-store.ts). docs/decisions/
- * 0012-content-stream-without-rollups.md has the reasoning.
+ * 0017-content-stream-without-rollups.md has the reasoning.
  */
 import type { StreamConfig } from '@nats-io/jetstream';
 

@@ -14,6 +14,7 @@ import type { Middleware } from '@esp/middleware';
 import { ChildService } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusRole } from '../src/bus/bus-roles';
+import { setUpJetStream } from '../src/bus/jetstream-setup';
 import { permissionDenied, trySubscribe } from './bus-probes';
 import { SecuredBus } from './secured-bus';
 
@@ -36,6 +37,8 @@ describe('the feeding chain on the least-privilege bus (processes with their own
 
   beforeAll(async () => {
     bus = await SecuredBus.start();
+    // as npm start does before any role: the stack's streams, made by admin (no other role may)
+    await setUpJetStream({ url: bus.url, identity: bus.env('admin'), say: () => undefined });
     dir = mkdtempSync(join(tmpdir(), 'esp-bus-chain-'));
     const pipeline = join(dir, 'pipeline.json');
     writeFileSync(pipeline, JSON.stringify({ pipelines: { standard: [{ type: 'utf8' }, { type: 'normalize' }] }, default_pipeline: 'standard' }));
