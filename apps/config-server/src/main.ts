@@ -14,6 +14,8 @@ import { parseCli } from './cli';
 import { CONFIG_STATE_CHANGING, ConfigServer } from './config-server';
 import { startXmlRpcHttpServer, XMLRPC_PATH } from '@esp/xmlrpc-http';
 
+// what this process writes (its data, state and logs under the stack's home) is its owner's only (docs/security.md)
+process.umask(0o077);
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);

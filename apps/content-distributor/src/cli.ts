@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
 import { DEFAULT_PING_INTERVAL_MS } from './election';
+import { DEFAULT_QUOTA_LIMITS, DEFAULT_SESSION_IDLE_MS } from './sessions/session-quota';
+
+const D = DEFAULT_QUOTA_LIMITS;
 
 export const HELP = `Usage: content-distributor [options]
 
@@ -32,6 +35,16 @@ Options:
   --session-timer-ms <n>  with session replication: the timer of a session with batches in flight; when its
                           distributor is dead and no client call comes, the replica's timer (this plus the SSR
                           grace) makes the session's home reactivate it (default: 10000)
+  --client-max-sessions <n>
+                          sessions one client (one owner token; callers without a token are one client) may hold
+                          on this distributor; one more raises quota_exceeded (default: $ESP_CLIENT_MAX_SESSIONS
+                          or ${D.perClient.sessions})
+  --max-sessions <n>      sessions of all clients on this distributor, at most (default: $ESP_MAX_SESSIONS or ${D.global.sessions})
+  --client-max-bytes-in-flight <n>
+                          bytes of one client's batches accepted and not yet processed; a batch over it raises
+                          quota_exceeded (default: $ESP_CLIENT_MAX_BYTES_IN_FLIGHT or ${D.perClient.bytes_in_flight})
+  --session-idle-ms <n>   a session with no call and no callback taken by its client for this long is destroyed,
+                          its indexing session closed; 0: never (default: $ESP_SESSION_IDLE_MS or ${DEFAULT_SESSION_IDLE_MS})
   --wait                  keep retrying until NATS is reachable
   -h, --help              show this help
 
@@ -54,6 +67,10 @@ export interface DistributorCli {
   checkMasterMs: number;
   sessionReplication: boolean;
   sessionTimerMs: number;
+  clientMaxSessions: number;
+  maxSessions: number;
+  clientMaxBytesInFlight: number;
+  sessionIdleMs: number;
   wait: boolean;
 }
 
@@ -79,6 +96,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'check-master-ms': { type: 'string' },
       'session-replication': { type: 'string' },
       'session-timer-ms': { type: 'string' },
+      'client-max-sessions': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'client-max-bytes-in-flight': { type: 'string' },
+      'session-idle-ms': { type: 'string' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -97,7 +118,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   const pingIntervalMs = integerOption('ping-interval-ms', values['ping-interval-ms'], DEFAULT_PING_INTERVAL_MS, 10, 600_000);
   const checkMasterMs = integerOption('check-master-ms', values['check-master-ms'], 5000, 10, 600_000);
   const sessionTimerMs = integerOption('session-timer-ms', values['session-timer-ms'], 10_000, 100, 3_600_000);
-  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs, sessionTimerMs]) if (typeof v === 'string') return { kind: 'error', message: v };
+  const clientMaxSessions = integerOption('client-max-sessions', values['client-max-sessions'] ?? env['ESP_CLIENT_MAX_SESSIONS'], D.perClient.sessions ?? 32, 1, 1_000_000);
+  const maxSessions = integerOption('max-sessions', values['max-sessions'] ?? env['ESP_MAX_SESSIONS'], D.global.sessions ?? 1000, 1, 1_000_000);
+  const clientMaxBytesInFlight = integerOption('client-max-bytes-in-flight', values['client-max-bytes-in-flight'] ?? env['ESP_CLIENT_MAX_BYTES_IN_FLIGHT'], D.perClient.bytes_in_flight ?? 0, 1024, 2 ** 40);
+  const sessionIdleMs = integerOption('session-idle-ms', values['session-idle-ms'] ?? env['ESP_SESSION_IDLE_MS'], DEFAULT_SESSION_IDLE_MS, 0, 7 * 86_400_000);
+  for (const v of [nodeId, basePort, leaseSeconds, heartbeatMs, liveness, pingIntervalMs, checkMasterMs, sessionTimerMs, clientMaxSessions, maxSessions, clientMaxBytesInFlight, sessionIdleMs]) if (typeof v === 'string') return { kind: 'error', message: v };
   const configService = values['config-service'] ?? false;
   const goneProbe = values['gone-probe'] ?? 'on';
   if (goneProbe !== 'on' && goneProbe !== 'off') return { kind: 'error', message: `--gone-probe must be on or off, not "${goneProbe}"` };
@@ -117,5 +142,5 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   }
   if (collections.size === 0 && !configService) return { kind: 'error', message: 'no collections configured' };
   const nats = natsServers(values.nats, env);
-  return { kind: 'run', nats, security, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, goneProbe: goneProbe === 'on', pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, wait: values.wait ?? false };
+  return { kind: 'run', nats, security, nodeId: nodeId as number, basePort: basePort as number, collections: [...collections], configService, leaseSeconds: leaseSeconds as number, heartbeatMs: heartbeatMs as number, liveness: liveness as number, goneProbe: goneProbe === 'on', pingIntervalMs: pingIntervalMs as number, checkMasterMs: checkMasterMs as number, sessionReplication: ssr === 'on', sessionTimerMs: sessionTimerMs as number, clientMaxSessions: clientMaxSessions as number, maxSessions: maxSessions as number, clientMaxBytesInFlight: clientMaxBytesInFlight as number, sessionIdleMs: sessionIdleMs as number, wait: values.wait ?? false };
 }

@@ -29,6 +29,7 @@ import { procserverHandler } from './roles/procserver-handler';
 import { sessionFactory } from './roles/session-factory';
 import { SessionDirectory } from './sessions/session-directory';
 import { SessionHost } from './sessions/session-host';
+import { DEFAULT_QUOTA_LIMITS, DEFAULT_SESSION_IDLE_MS, SessionQuota } from './sessions/session-quota';
 import { nodeIdOfSsrName } from './sessions/session-replication';
 
 export type { ContentDistributorOptions, SessionReplicationOptions } from './options';
@@ -38,6 +39,7 @@ interface Parts {
   o: ContentDistributorOptions;
   port: number;
   sessions: SessionDirectory;
+  quota: SessionQuota;
   processors: Processors;
   host: SessionHost;
   election: ElectionDriver;
@@ -80,7 +82,8 @@ export class ContentDistributor {
     }
 
     const collections = o.collectionHolder ?? fixedCollections(o.collections);
-    const sessions = new SessionDirectory(mw, log);
+    const quota = new SessionQuota(o.quota ?? DEFAULT_QUOTA_LIMITS);
+    const sessions = new SessionDirectory(mw, log, quota);
     const processors = new Processors({ mw, log, clock, owners: sessions, leaseMs: o.leaseMs, heartbeatMs: o.heartbeatMs, liveness: o.liveness, goneProbe: o.goneProbe, restart: o.onLeaseExpired });
     const unsubscribeLiveness = await mw.bus.subscribe(livenessSubject(nodeId), (m) => processors.onLivenessMessage(m.data));
     const sink = await mw.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: `callback_sink_${nodeId}`, port, name: '' });
@@ -94,6 +97,9 @@ export class ContentDistributor {
       dispatcher: processors.dispatcher,
       callbackSink: sink.aor,
       replication: o.sessionReplication,
+      quota,
+      idleMs: o.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+      clock,
     });
     await host.start();
 
@@ -125,7 +131,7 @@ export class ContentDistributor {
     const bindings = [await bindNodeObject(mw, log, nodeName, dispatcherNodeInterface, dn.aor), await bindNodeObject(mw, log, nodeName, procserverHandlerInterface, ph.aor)];
     const role = await election.start();
     log.info({ node: nodeId, port, role, collections: collections.names() }, `content distributor started as ${role}`);
-    return new ContentDistributor({ o, port, sessions, processors, host, election, bindings, unsubscribeLiveness });
+    return new ContentDistributor({ o, port, sessions, quota, processors, host, election, bindings, unsubscribeLiveness });
   }
 
   /** Stops taking sessions and batches, lets batches in flight finish (up to timeoutMs), unbinds, deactivates. */
@@ -145,11 +151,12 @@ export class ContentDistributor {
   }
 
   /** For tests and status. */
-  get stats(): { processors: number; busy: number; dead: number; sessions: number; batches: number; ssr?: Record<string, number> } {
-    const { processors, sessions, host } = this.p;
+  get stats(): { processors: number; busy: number; dead: number; sessions: number; batches: number; reaped: number; refused: Record<string, number>; ssr?: Record<string, number> } {
+    const { processors, sessions, host, quota } = this.p;
     const pool = processors.pool;
     const dead = pool.all().filter((e) => e.dead).length;
-    const base = { processors: pool.size, busy: pool.inFlightBatches, dead, sessions: sessions.size, batches: host.intake.accepted };
+    const refused = Object.fromEntries(quota.quota.refusals);
+    const base = { processors: pool.size, busy: pool.inFlightBatches, dead, sessions: sessions.size, batches: host.intake.accepted, reaped: host.reaper?.reaped ?? 0, refused };
     return host.store ? { ...base, ssr: { reactivated: host.reactivated, ...host.redispatchCounters, ...host.store.counters } } : base;
   }
 }

@@ -63,6 +63,8 @@ try {
     goneProbe: cli.goneProbe,
     pingIntervalMs: cli.pingIntervalMs,
     checkMasterMs: cli.checkMasterMs,
+    quota: { perClient: { sessions: cli.clientMaxSessions, bytes_in_flight: cli.clientMaxBytesInFlight }, global: { sessions: cli.maxSessions } },
+    sessionIdleMs: cli.sessionIdleMs,
     ...(cli.sessionReplication ? { sessionReplication: { inFlightTimerMs: cli.sessionTimerMs } } : {}),
     // MS-FSDPD 3.5.5: restart the unresponsive item processor (Lease Timeout, or declared dead by PPP liveness)
     // through the node controller of its node

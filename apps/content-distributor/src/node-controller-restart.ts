@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { decodeXmlRpcResponse, encodeXmlRpcRequest, type XmlRpcInput, type XmlRpcStruct, type XmlRpcValue } from '@esp/codecs';
+import { XmlRpcFault, type XmlRpcInput, type XmlRpcStruct, type XmlRpcValue } from '@esp/codecs';
 import { CONFIG_SERVICE_NAME, LEASE_TIMEOUT_NODE_CONTROLLER_LOOKUP, configServiceInterface, type ModuleRecord } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
+import { xmlRpcCall } from '@esp/xmlrpc-http';
 
 /**
  * The restart path of a Lease Timeout (MS-FSDPD 3.5.5): resolve `fds/configservice` (configservice::config 5.2),
@@ -32,6 +33,8 @@ export interface RestartOptions {
   log: Logger;
   /** Deadline of each XML-RPC call (default 30 s: RestartProcess waits for the old process to stop). */
   timeoutMs?: number;
+  /** The admin secret sent with each call (default: the one of $ESP_ADMIN_SECRET_FILE; null: none). */
+  secret?: string | null;
   /** The parent pid of a local pid (default: /proc/<pid>/stat). */
   parentPidOf?: (pid: number) => number | undefined;
 }
@@ -51,13 +54,18 @@ function procParent(pid: number): number | undefined {
   }
 }
 
-async function xmlRpc(url: string, method: string, params: XmlRpcInput[], timeoutMs: number): Promise<XmlRpcValue> {
-  const res = await fetch(url, { method: 'POST', body: encodeXmlRpcRequest(method, params), headers: { 'Content-Type': 'text/xml' }, signal: AbortSignal.timeout(timeoutMs) });
-  const body = new Uint8Array(await res.arrayBuffer());
-  if (res.status !== 200) throw new Error(`${method}: HTTP ${res.status}`);
-  const reply = decodeXmlRpcResponse(body);
-  if (reply.kind === 'fault') throw new Error(`${method}: fault ${reply.fault.faultCode}: ${reply.fault.faultString}`);
-  return reply.value;
+/**
+ * One call to a node controller: with the stack's admin secret (ESP_ADMIN_SECRET_FILE, as every process of npm start
+ * has it; RestartProcess needs it, and so does GetProcessList unless reads are open), the response read within
+ * its bound (xmlRpcCall: 1 MiB by default).
+ */
+async function xmlRpc(url: string, method: string, params: XmlRpcInput[], timeoutMs: number, secret: string | null | undefined): Promise<XmlRpcValue> {
+  try {
+    return await xmlRpcCall(url, method, params, { timeoutMs, ...(secret !== undefined ? { secret } : {}) });
+  } catch (err) {
+    if (err instanceof XmlRpcFault) throw new Error(`${method}: fault ${err.faultCode}: ${err.faultString}`, { cause: err });
+    throw err;
+  }
 }
 
 function processList(v: XmlRpcValue): ProcessInfo[] {
@@ -99,7 +107,7 @@ export async function restartThroughNodeController(mw: Middleware, p: { name: st
     asked.push(url);
     let rows: ProcessInfo[];
     try {
-      rows = processList(await xmlRpc(url, 'GetProcessList', [], timeoutMs));
+      rows = processList(await xmlRpc(url, 'GetProcessList', [], timeoutMs, opts.secret));
     } catch (err) {
       log.warn({ node_controller: url, err: (err as Error).message }, 'GetProcessList failed');
       continue;
@@ -107,7 +115,7 @@ export async function restartThroughNodeController(mw: Middleware, p: { name: st
     const info = rows.find((r) => r.pid === p.pid) ?? (parent !== undefined ? rows.find((r) => r.pid === parent) : undefined);
     if (!info) continue;
     try {
-      await xmlRpc(url, 'RestartProcess', [[info.name]], timeoutMs);
+      await xmlRpc(url, 'RestartProcess', [[info.name]], timeoutMs, opts.secret);
     } catch (err) {
       return giveUp(`RestartProcess(["${info.name}"]) at ${url} failed: ${(err as Error).message}`);
     }

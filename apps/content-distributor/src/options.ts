@@ -2,6 +2,7 @@ import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import type { Clock } from '@esp/timers';
 import type { CollectionHolder } from './collection-holder';
+import type { QuotaLimits } from './sessions/client-quota';
 import type { SessionReplicationOptions } from './sessions/session-replication';
 
 export type { SessionReplicationOptions };
@@ -42,4 +43,8 @@ export interface ContentDistributorOptions {
    * Undefined: off (a session lives and dies with its distributor; the client resends what has no final status).
    */
   sessionReplication?: SessionReplicationOptions;
+  /** Per-client and global limits (sessions, bytes in flight); default DEFAULT_QUOTA_LIMITS (sessions/session-quota.ts). */
+  quota?: QuotaLimits;
+  /** A session with no call and no callback taken by its client for this long is destroyed (ms; default 600 000; 0: never). */
+  sessionIdleMs?: number;
 }

@@ -10,6 +10,8 @@ import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { startDuplicateServer } from './duplicate-server';
 
+// what this process writes (its data, state and logs under the stack's home) is its owner's only (docs/security.md)
+process.umask(0o077);
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);

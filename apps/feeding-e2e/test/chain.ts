@@ -15,6 +15,8 @@ export interface ChainOptions {
   goneProbe?: boolean;
   /** item-processor pipeline configuration (written to a file). */
   pipeline?: unknown;
+  /** more arguments of every item processor */
+  processorArgs?: string[];
 }
 
 /**
@@ -65,7 +67,7 @@ export class Chain {
     this.indexer = indexer;
     this.distributor = distributor;
     this.processors = await Promise.all(
-      Array.from({ length: this.opts.processors }, (_, i) => this.svc('apps/item-processor/src/main.ts', ['--name', `ip-${i + 1}`, '--status-port', '0', '--pipeline-config', pipelineFile])),
+      Array.from({ length: this.opts.processors }, (_, i) => this.svc('apps/item-processor/src/main.ts', ['--name', `ip-${i + 1}`, '--status-port', '0', '--pipeline-config', pipelineFile, ...(this.opts.processorArgs ?? [])])),
     );
     this.client = await Middleware.connect({ name: 'e2e-client', servers: this.ns.url, logger: createLogger('e2e-client', {}, { level: 'warn' }) });
   }

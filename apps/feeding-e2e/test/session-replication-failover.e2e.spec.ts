@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FeedingClient, toOperation, type FeedDocument } from '@esp/content-client';
-import { GuaranteeSet, OperationSet, OperationState, type OperationStatusInfo } from '@esp/codecs';
-import { DISPATCHER_NAME, operationCallbackInterface, processingSessionInterface, ProcessorsBusy, SessionNotOwned, sessionFactoryInterface, type ProxyOf } from '@esp/interfaces';
+import { FeedingPriority, Guarantee, GuaranteeSet, OperationSet, OperationState, type OperationStatusInfo } from '@esp/codecs';
+import { DISPATCHER_NAME, operationCallbackInterface, processingSessionInterface, ProcessorsBusy, SessionNotOwned, sessionFactoryInterface, UnsupportedGuaranteeSet, type ProxyOf } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { ChildService, NatsServer, waitFor } from '@esp/testing';
@@ -63,6 +63,17 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (separat
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a guarantee set the distributors cannot keep is refused with unsupported_guarantee_set (MS-FSCDFT 2.2.5), and no session is created', async () => {
+    const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
+    const cb = await client.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: 'unsupported-guarantees-callback', port: 0 });
+    for (const guarantees of [[new Guarantee()], [new FeedingPriority({ priority: 0 }), new FeedingPriority({ priority: 0 })]]) {
+      await expect(factory.create_session(313_131, 'sr', cb.aor, new GuaranteeSet({ guarantees }), 0, 'owner-token-of-session-313131')).rejects.toBeInstanceOf(UnsupportedGuaranteeSet);
+      await expect(factory.create(313_131, 'sr', new GuaranteeSet({ guarantees }), 0, true, 'owner-token-of-session-313131')).rejects.toMatchObject({ code: 'unsupported_guarantee_set' });
+    }
+    expect(cds.some((d) => d.logs.some((l) => l['msg'] === 'session created' && l['session'] === 313_131))).toBe(false);
+    await client.deactivate(cb);
+  });
+
   it('the new home reactivates the session and re-dispatches its batches in flight; no acknowledged operation is sent again; every operation completes exactly once', async () => {
     const [d0, d1, d2] = cds as [ChildService, ChildService, ChildService];
     // the SSR view of three distributors (each logs a reshape when it hears the others)
@@ -116,7 +127,8 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (separat
     const { proxy: factory } = await client.names.resolveProxy(sessionFactoryInterface, DISPATCHER_NAME);
     const sid = 424_242;
     const token = 'owner-token-of-session-424242';
-    const aor = await factory.create_session(sid, 'sr', cb.aor, new GuaranteeSet({ guarantees: [] }), 0, token);
+    // with a feeding priority (MS-FSCDFT 3.5.4.1): the session keeps it, in its replica too
+    const aor = await factory.create_session(sid, 'sr', cb.aor, new GuaranteeSet({ guarantees: [new FeedingPriority({ priority: 0 })] }), 0, token);
     // (its log line may come a moment after the answer)
     const holder = await waitFor(() => alive.find((d) => d.logs.some((l) => l['msg'] === 'session created' && l['session'] === sid)), { what: 'the distributor that created the session', timeoutMs: 5000 });
     const survivor = alive.find((d) => d !== holder) as ChildService;
@@ -140,7 +152,8 @@ describe('feeding session in SSR: SIGKILL of the distributor holding it (separat
     await waitFor(() => survivor.logs.some((l) => l['msg'] === 'session reactivated from its replica' && l['session'] === sid), { what: 'the session reactivated by its timer', timeoutMs: 30_000 });
     const reactivatedMs = Date.now() - killedAt;
     const r = survivor.logs.find((l) => l['msg'] === 'session reactivated from its replica' && l['session'] === sid)!;
-    expect(r).toMatchObject({ accepted: BATCH, batches: 1, first: 1, last: BATCH });
+    expect(r).toMatchObject({ accepted: BATCH, batches: 1, first: 1, last: BATCH, guarantees: ['feeding_priority=0'] });
+    expect(holder.logs.find((l) => l['msg'] === 'session created' && l['session'] === sid)).toMatchObject({ guarantees: ['feeding_priority=0'] });
     // the session's owner came with its replica: another client cannot take the reactivated session's callbacks;
     // its owner opens it again (the session where the timer put it)
     const other = await client.activate(operationCallbackInterface, { callback: () => undefined, callbacks: () => undefined }, { object_id: 'timer-test-other', port: 0 });

@@ -11,12 +11,14 @@ describe('indexer cli', () => {
       collections: ['default'],
       basePort: 16000,
       maxQueuedBatches: 64,
+      sessionIdleMs: 1_200_000,
+      callbackGiveUpMs: 600_000,
       configService: false,
       wait: false,
     });
   });
   it('takes every option', () => {
-    expect(parseCli(['--nats', 'nats://x:4', '--data', '/d', '--collections', 'a, b,a', '--base-port', '13000', '--queue', '8', '--wait', '--config-service'], {})).toEqual({
+    expect(parseCli(['--nats', 'nats://x:4', '--data', '/d', '--collections', 'a, b,a', '--base-port', '13000', '--queue', '8', '--wait', '--config-service', '--session-idle-ms', '5000', '--callback-give-up-ms', '0'], {})).toEqual({
       kind: 'run',
       nats: ['nats://x:4'],
       security: {},
@@ -24,9 +26,16 @@ describe('indexer cli', () => {
       collections: ['a', 'b'],
       basePort: 13000,
       maxQueuedBatches: 8,
+      sessionIdleMs: 5000,
+      callbackGiveUpMs: 0,
       configService: true,
       wait: true,
     });
+  });
+  it('the idle time and the give-up time also come from the environment; a flag wins', () => {
+    expect(parseCli([], { ESP_SESSION_IDLE_MS: '7000', ESP_CALLBACK_GIVE_UP_MS: '9000' })).toMatchObject({ sessionIdleMs: 7000, callbackGiveUpMs: 9000 });
+    expect(parseCli(['--session-idle-ms', '1'], { ESP_SESSION_IDLE_MS: '7000' })).toMatchObject({ sessionIdleMs: 1 });
+    expect(parseCli(['--session-idle-ms', '-1'], {})).toMatchObject({ kind: 'error', message: expect.stringMatching(/--session-idle-ms/) });
   });
   it('--help gives the usage text', () => {
     expect(parseCli(['-h'], {})).toMatchObject({ kind: 'help', text: expect.stringMatching(/Usage: indexer[\s\S]*--collections/) });

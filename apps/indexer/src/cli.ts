@@ -4,6 +4,9 @@ import { isCollectionName } from './collection-store';
 export const DEFAULT_DATA_DIR = '.esp/indexer';
 export const DEFAULT_BASE_PORT = 16000;
 export const DEFAULT_QUEUE_BATCHES = 64;
+/** Twice the content distributors' idle time: they close an idle session (and so this one) first. */
+export const DEFAULT_SESSION_IDLE_MS = 1_200_000;
+export const DEFAULT_CALLBACK_GIVE_UP_MS = 600_000;
 
 export const HELP = `Usage: indexer [options]
 
@@ -20,6 +23,13 @@ Options:
                         session on a collection it lists opens (creates) that collection's database
   --base-port <n>       installation base port; the objects' AORs carry base port + 390 (default: ${DEFAULT_BASE_PORT})
   --queue <n>           batches queued per session before process raises system_resource_error (default: ${DEFAULT_QUEUE_BATCHES})
+  --session-idle-ms <n> a session with no open, no batch written and no callback delivered for this long is
+                        forgotten, its journal rows deleted (its client is gone); 0: never
+                        (default: $ESP_SESSION_IDLE_MS, else ${DEFAULT_SESSION_IDLE_MS})
+  --callback-give-up-ms <n>
+                        statuses owed to a callback object that nobody serves (object_not_exist) for this long
+                        are given up: deleted from the outbox, logged and counted; 0: retried for ever
+                        (default: $ESP_CALLBACK_GIVE_UP_MS, else ${DEFAULT_CALLBACK_GIVE_UP_MS})
   --wait                keep retrying until NATS is reachable instead of failing at once
   -h, --help            show this help
 
@@ -32,6 +42,8 @@ export interface RunOptions {
   collections: string[];
   basePort: number;
   maxQueuedBatches: number;
+  sessionIdleMs: number;
+  callbackGiveUpMs: number;
   configService: boolean;
   wait: boolean;
 }
@@ -49,6 +61,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       collections: { type: 'string' },
       'base-port': { type: 'string' },
       queue: { type: 'string' },
+      'session-idle-ms': { type: 'string' },
+      'callback-give-up-ms': { type: 'string' },
       'config-service': { type: 'boolean' },
       wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -64,6 +78,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
   const queue = integerOption('queue', values.queue, DEFAULT_QUEUE_BATCHES, 1, 100_000);
   if (typeof queue === 'string') return { kind: 'error', message: queue };
+  const sessionIdleMs = integerOption('session-idle-ms', values['session-idle-ms'] ?? env['ESP_SESSION_IDLE_MS'], DEFAULT_SESSION_IDLE_MS, 0, 7 * 86_400_000);
+  if (typeof sessionIdleMs === 'string') return { kind: 'error', message: sessionIdleMs };
+  const callbackGiveUpMs = integerOption('callback-give-up-ms', values['callback-give-up-ms'] ?? env['ESP_CALLBACK_GIVE_UP_MS'], DEFAULT_CALLBACK_GIVE_UP_MS, 0, 7 * 86_400_000);
+  if (typeof callbackGiveUpMs === 'string') return { kind: 'error', message: callbackGiveUpMs };
   const collections = (values.collections ?? 'default').split(',').map((s) => s.trim()).filter(Boolean);
   if (collections.length === 0) return { kind: 'error', message: '--collections names no collection' };
   const bad = collections.find((c) => !isCollectionName(c));
@@ -80,6 +98,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     collections: [...new Set(collections)],
     basePort,
     maxQueuedBatches: queue,
+    sessionIdleMs,
+    callbackGiveUpMs,
     configService: values['config-service'] ?? false,
     wait: values.wait ?? false,
   };

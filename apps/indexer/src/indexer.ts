@@ -8,7 +8,9 @@
  *   await indexer.close();   // stop taking calls, write what is queued, deliver what is owed (bounded), close files
  *   await mw.close();
  */
+import { serveContentRelease } from '@esp/claim-check';
 import {
+  DEFAULT_CONTENT_BUCKET,
   coreSessionFactoryInterface,
   INDEX_SEARCH_NAME,
   INDEXING_DISPATCHER_NAME,
@@ -21,7 +23,7 @@ import { DEFAULT_CALLBACK_RETRY } from '@esp/content-client';
 import type { Logger } from '@esp/logging';
 import { bindOrTakeOver, type Middleware, type ServerObject } from '@esp/middleware';
 import { CollectionAdmission } from './collection-admission';
-import { DEFAULT_BASE_PORT, DEFAULT_QUEUE_BATCHES } from './cli';
+import { DEFAULT_BASE_PORT, DEFAULT_CALLBACK_GIVE_UP_MS, DEFAULT_QUEUE_BATCHES, DEFAULT_SESSION_IDLE_MS } from './cli';
 import { isCollectionName } from './collection-store';
 import { IndexingDispatcher } from './indexing-dispatcher';
 import { OpenCollections } from './open-collections';
@@ -52,6 +54,13 @@ export interface IndexerOptions {
   /** Backoff between callback attempts (ms, default 100 doubling to 5 000). */
   callbackRetryMinMs?: number;
   callbackRetryMaxMs?: number;
+  /**
+   * A session with no open, no batch written and no callback delivered for this long is forgotten, journal included
+   * (ms, default 1 200 000: twice the distributors' default, so that they close theirs first; 0: never).
+   */
+  sessionIdleMs?: number;
+  /** Statuses owed to a callback object nobody serves for this long are given up, logged and counted (ms, default 600 000; 0: never). */
+  callbackGiveUpMs?: number;
   /** How long close(id) and indexer.close() wait for callbacks still owed (ms, default 3 000: inside a caller's 5 s deadline). */
   closeWaitMs?: number;
   /**
@@ -74,6 +83,8 @@ export interface Indexer {
   readonly collections: readonly string[];
   /** Open sessions (closed ones still delivering callbacks included). */
   sessionIds(): number[];
+  /** Sessions reaped (idle) and statuses given up (callback object gone) since start. */
+  readonly counters: { readonly reaped: number; readonly callbacksGivenUp: number };
   /** Holds every collection's writes until the returned function is called (maintenance, tests). */
   holdWrites(): () => void;
   /** Stops taking calls, writes what is queued, waits (bounded) for callbacks owed, closes the databases. */
@@ -102,12 +113,17 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
     retry: { initialMs: opts.callbackRetryMinMs ?? DEFAULT_CALLBACK_RETRY.initialMs, maxMs: opts.callbackRetryMaxMs ?? DEFAULT_CALLBACK_RETRY.maxMs },
     callbackTimeoutMs: opts.callbackTimeoutMs ?? 10_000,
     closeWaitMs,
+    idleMs: opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    callbackGiveUpMs: opts.callbackGiveUpMs ?? DEFAULT_CALLBACK_GIVE_UP_MS,
     log,
   });
 
   const objects: ServerObject<never>[] = [];
+  let stopRelease: (() => Promise<void>) | undefined;
   try {
     await dispatcher.restore();
+    // feed clients may only add content: they ask here to have theirs deleted at its final status (docs/claim-check.md)
+    stopRelease = await serveContentRelease(mw, { buckets: [DEFAULT_CONTENT_BUCKET], log });
     // with a config server, a collection added there is opened before the dispatcher looks for it
     const factory: Implementation<typeof coreSessionFactoryInterface> = admission
       ? {
@@ -127,6 +143,7 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
       await bindOrTakeOver(mw, searchInterface, INDEX_SEARCH_NAME, searchObj.aor, bindOpts);
     }
   } catch (err) {
+    await stopRelease?.();
     await dispatcher.shutdown();
     for (const o of objects) await mw.deactivate(o);
     await Promise.all([...dispatcher.sessions.values()].map((s) => s.sender.stop()));
@@ -144,9 +161,11 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
       return [...collections.keys()];
     },
     sessionIds: () => [...dispatcher.sessions.keys()],
+    counters: dispatcher.counters,
     holdWrites: () => collections.holdWrites(),
     close() {
       closing ??= (async () => {
+        await stopRelease?.();
         await dispatcher.shutdown();
         for (const o of objects) await mw.deactivate(o);
         if (!(await collections.idle(closeWaitMs))) log.error('closing with batches not written (the disk keeps failing)');

@@ -21,6 +21,8 @@ import {
 import { CallbackSender, type CallbackRetry } from '@esp/content-client';
 import type { Logger } from '@esp/logging';
 import { BadParameter, type Middleware, type ServerObject } from '@esp/middleware';
+import { IdleReaper, systemClock, type Clock } from '@esp/timers';
+import { giveUpWhenGone } from './callback-give-up';
 import type { Db, DocumentStore } from './collection-store';
 import type { CollectionWriter } from './collection-writer';
 import { ContentResolver } from './content-resolver';
@@ -49,6 +51,17 @@ export interface DispatcherOptions {
   closeWaitMs: number;
   /** Processed content that came by reference over this size fails its operation (default 100 MiB). */
   maxDocumentBytes?: number;
+  /**
+   * A session with no open, no batch written and no callback delivered for this long is forgotten, journal included
+   * (ms; undefined or 0: never). Its client is gone: a live one feeds, or takes its callbacks.
+   */
+  idleMs?: number;
+  /**
+   * Statuses owed to a callback object that nobody serves (object_not_exist) for this long are given up: deleted
+   * from the outbox, logged and counted (ms; undefined or 0: retried for ever).
+   */
+  callbackGiveUpMs?: number;
+  clock?: Clock;
   log: Logger;
 }
 
@@ -65,16 +78,38 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
   private readonly objects = new Map<number, ServerObject<typeof coreSessionInterface>>();
   private readonly busy = new Map<number, Promise<unknown>>();
   private stopping = false;
+  private readonly reaper: IdleReaper<number> | undefined;
+  private readonly clock: Clock;
+  /** Sessions reaped (idle), and statuses given up (their callback object gone), since start. */
+  readonly counters = { reaped: 0, callbacksGivenUp: 0 };
 
   constructor(
     private readonly collections: ReadonlyMap<string, CollectionContext>,
     private readonly opts: DispatcherOptions,
-  ) {}
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.reaper = opts.idleMs
+      ? new IdleReaper<number>({
+          idleMs: opts.idleMs,
+          clock: this.clock,
+          // batches written and callbacks delivered are signs of life; a batch being written is work under way
+          progress: (id) => {
+            const s = this.sessions.get(id);
+            return s && s.counts.batches + s.sender.delivered;
+          },
+          busy: (id) => (this.sessions.get(id)?.unreported ?? 0) > 0,
+          reap: (id, idleFor) => this.reap(id, idleFor),
+          onError: (id, err) => opts.log.warn({ session: id, err: (err as Error).message }, 'idle session not reaped; trying again later'),
+        })
+      : undefined;
+    this.reaper?.start();
+  }
 
   /** Brings back the sessions of the journals: objects activated again, owed callbacks resent. */
   async restore(): Promise<void> {
     let restored = 0;
     let owed = 0;
+    const ids: number[] = [];
     for (const coll of this.collections.values()) {
       const outbox = coll.journal.outbox();
       for (const row of coll.journal.sessions()) {
@@ -85,15 +120,18 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
         }
         const s = this.newSession(coll, row.id, row.callback);
         s.closed = row.closed;
+        // restored sessions are reaped too when nobody comes back for them (a client gone for good, or flooding)
+        this.reaper?.touch(row.id);
         const entries = outbox.filter((e) => e.session === row.id);
         owed += entries.length;
         s.sender.enqueue(entries);
         if (!s.closed) await this.activate(s);
         else this.forgetIfDone(s);
         restored++;
+        if (ids.length < 1000) ids.push(row.id);
       }
     }
-    if (restored > 0) this.opts.log.info({ sessions: restored, callbacks_owed: owed }, 'sessions restored from the journal');
+    if (restored > 0) this.opts.log.info({ sessions: restored, callbacks_owed: owed, ids }, 'sessions restored from the journal');
   }
 
   create(id: number, collection: string, callback: Aor): Promise<Aor> {
@@ -130,6 +168,7 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
   /** Stops taking calls on every session object (their queued batches are still written). */
   async shutdown(): Promise<void> {
     this.stopping = true;
+    this.reaper?.stop();
     await Promise.all([...this.objects.keys()].map((id) => this.deactivate(id)));
   }
 
@@ -179,7 +218,30 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
       s = this.newSession(coll, id, callback);
       this.opts.log.info({ session: id, collection, callback: `${callback.host}:${callback.port}/${callback.object_id}` }, recreate ? 'session recreated (new)' : 'session created');
     }
+    this.reaper?.touch(id);
     return (await this.activate(s)).aor;
+  }
+
+  /** A session idle for the reaper's time: its object, its callbacks owed and its journal rows are gone. */
+  private reap(id: number, idleFor: number): Promise<void> {
+    return this.serialized(id, async () => {
+      const s = this.sessions.get(id);
+      if (!s || this.stopping) return;
+      if (s.unreported > 0) {
+        this.reaper?.touch(id);
+        return;
+      }
+      await this.deactivate(id);
+      const owed = s.sender.backlog;
+      await s.sender.stop();
+      if (this.sessions.get(id) === s) this.sessions.delete(id);
+      s.writer.journal.deleteSession(id);
+      this.counters.reaped++;
+      this.opts.log.warn(
+        { session: id, collection: s.collection, idle_ms: idleFor, closed: s.closed, callbacks_dropped: owed, reaped: this.counters.reaped },
+        'session reaped: no open, no batch and no callback delivered for the idle time (journal rows deleted)',
+      );
+    });
   }
 
   /** Refuses at once a callback of an incompatible version (the proxy checks the version rule). */
@@ -191,7 +253,9 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
   private newSession(coll: CollectionContext, id: number, callback: Aor): IndexingSession {
     const log = this.opts.log.child({ session: id, collection: coll.name });
     const holder: { s?: IndexingSession } = {};
-    // the statuses are durable in the outbox: no bound, never given up, each acknowledged once delivered
+    const giveUpMs = this.opts.callbackGiveUpMs;
+    // the statuses are durable in the outbox: no bound, each acknowledged once delivered; given up only when their
+    // callback object has been gone (nobody serves it) for callbackGiveUpMs
     const sender = new CallbackSender<OutboxEntry>({
       proxy: (aor) => this.opts.mw.proxy(operationCallbackInterface, aor, { timeoutMs: this.opts.callbackTimeoutMs }),
       target: callback,
@@ -201,6 +265,22 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
         if (holder.s) this.forgetIfDone(holder.s);
       },
       retry: this.opts.retry,
+      clock: this.clock,
+      ...(giveUpMs
+        ? {
+            giveUp: giveUpWhenGone(giveUpMs, this.clock),
+            onGivenUp: (entries: OutboxEntry[]) => {
+              for (const e of entries) coll.writer.ack(e.seq);
+              this.counters.callbacksGivenUp += entries.length;
+              const first = entries[0]?.status;
+              log.error(
+                { callback: `${sender.callback.host}:${sender.callback.port}/${sender.callback.object_id}`, statuses: entries.length, first_op_id: first?.first_op_id, gone_ms: giveUpMs, given_up_total: this.counters.callbacksGivenUp },
+                'callback object gone: statuses given up (deleted from the outbox)',
+              );
+              if (holder.s) this.forgetIfDone(holder.s);
+            },
+          }
+        : {}),
       log,
     });
     const content = new ContentResolver({ store: (bucket) => this.opts.mw.blobs({ bucket }), maxBytes: this.opts.maxDocumentBytes ?? 100 * 1024 * 1024, log });
@@ -230,6 +310,7 @@ export class IndexingDispatcher implements Implementation<typeof coreSessionFact
     if (!s.closed || s.unreported > 0 || s.sender.backlog > 0 || this.objects.has(s.id)) return;
     if (this.sessions.get(s.id) !== s) return;
     void s.sender.stop();
+    this.reaper?.forget(s.id);
     this.sessions.delete(s.id);
     s.writer.journal.deleteSession(s.id);
   }

@@ -13,6 +13,8 @@ import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { startIndexer } from './indexer';
 
+// what this process writes (its data, state and logs under the stack's home) is its owner's only (docs/security.md)
+process.umask(0o077);
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);
@@ -34,6 +36,8 @@ const indexer = await startIndexer({
   collections: cli.collections,
   basePort: cli.basePort,
   maxQueuedBatches: cli.maxQueuedBatches,
+  sessionIdleMs: cli.sessionIdleMs,
+  callbackGiveUpMs: cli.callbackGiveUpMs,
   configured: cli.configService
     ? async (collection) => {
         const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 5000 });

@@ -42,6 +42,8 @@ export interface BatchProcessorOptions {
   handler: () => ProcserverHandler | undefined;
   /** A batch was processed (the Reregistration Lease sees activity). */
   onProcessed: () => void;
+  /** Renews the distributor's Lease Timeout while a batch runs (./lease-renewal); none in some tests. */
+  lease?: { begin(): void; end(): void };
   /** procserver_handler::processed failed for good with a system exception: registration should start over. */
   onHandlerLost: (reason: string) => void;
   /** How long to keep retrying the indexer session on retryable errors before reporting completed=false (ms). */
@@ -166,6 +168,7 @@ export class BatchProcessor {
     }
     this.busyNow = true;
     this.running = key;
+    this.o.lease?.begin();
     status.setProcessing(true);
     this.o.log.debug({ session_id: input.session_id, collection: input.collection, first: ops[0]?.id, last: ops[ops.length - 1]?.id, ops: ops.length }, 'batch accepted');
     const run = this.run(input).catch((err: unknown) => this.o.log.error({ err }, 'batch failed unexpectedly'));
@@ -188,6 +191,7 @@ export class BatchProcessor {
 
   private finishWork(): void {
     this.busyNow = false;
+    this.o.lease?.end();
     this.o.status.setProcessing(false);
     this.batchesProcessed++;
     this.o.onProcessed();

@@ -15,6 +15,7 @@ describe('item-processor cli', () => {
       configServer: undefined,
       basePort: 16000,
       reregistrationLeaseMs: 180_000,
+      leaseSeconds: 300,
       heartbeatMs: 1000,
       maxDocumentBytes: 104_857_600,
       inlineMaxBytes: 262_144,
@@ -24,10 +25,10 @@ describe('item-processor cli', () => {
 
   it('takes every option', () => {
     const cli = parseCli(
-      ['--nats', 'nats://x:4222', '--name', 'p1', '--status-port', '13410', '--pipeline-config', 'p.json', '--base-port', '14000', '--reregistration-lease', '0.5', '--wait', '--host', 'h', '--status-listen', '127.0.0.1', '--heartbeat-ms', '250'],
+      ['--nats', 'nats://x:4222', '--name', 'p1', '--status-port', '13410', '--pipeline-config', 'p.json', '--base-port', '14000', '--reregistration-lease', '0.5', '--wait', '--host', 'h', '--status-listen', '127.0.0.1', '--heartbeat-ms', '250', '--lease-seconds', '20'],
       {},
     );
-    expect(cli).toMatchObject({ kind: 'run', nats: ['nats://x:4222'], name: 'p1', statusPort: 13410, pipelineConfig: 'p.json', basePort: 14000, reregistrationLeaseMs: 500, wait: true, host: 'h', statusListen: '127.0.0.1', heartbeatMs: 250 });
+    expect(cli).toMatchObject({ leaseSeconds: 20, kind: 'run', nats: ['nats://x:4222'], name: 'p1', statusPort: 13410, pipelineConfig: 'p.json', basePort: 14000, reregistrationLeaseMs: 500, wait: true, host: 'h', statusListen: '127.0.0.1', heartbeatMs: 250 });
   });
 
   it('--config-server takes an http URL and refuses anything else', () => {

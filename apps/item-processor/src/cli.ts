@@ -1,5 +1,5 @@
 import { NATS_SECURITY_HELP, NATS_SECURITY_OPTIONS, natsSecurity, type NatsSecurity, integerOption, natsServers, tryParseArgs, type CliResult } from '@esp/cli-options';
-import { DEFAULT_REREGISTRATION_LEASE_SECONDS } from '@esp/interfaces';
+import { DEFAULT_LEASE_TIMEOUT_SECONDS, DEFAULT_REREGISTRATION_LEASE_SECONDS } from '@esp/interfaces';
 
 export const HELP = `Usage: item-processor [options]
 
@@ -19,6 +19,8 @@ Options:
                                --pipeline-config is then the fallback when it has no DocumentProcessor/pipelines.json
   --base-port <port>           installation base port; processor_server is on base + 390 (default: 16000)
   --reregistration-lease <s>   Reregistration Lease in seconds, decimals allowed (default: ${DEFAULT_REREGISTRATION_LEASE_SECONDS})
+  --lease-seconds <n>          Lease Timeout asked of the content distributor (procserver_handler::renew, every
+                               third of it) while a batch runs, MS-FSDPD 3.5.4.4 (default: ${DEFAULT_LEASE_TIMEOUT_SECONDS})
   --heartbeat-ms <n>           PPP heartbeat interval towards the content distributor (default: 1000)
   --max-document-bytes <n>     content fetched from the object store over this size fails its item with
                                document_too_large (default: 104857600, 100 MiB)
@@ -43,6 +45,7 @@ export interface RunOptions {
   configServer: string | undefined;
   basePort: number;
   reregistrationLeaseMs: number;
+  leaseSeconds: number;
   heartbeatMs: number;
   maxDocumentBytes: number;
   inlineMaxBytes: number;
@@ -66,6 +69,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
       'config-server': { type: 'string' },
       'base-port': { type: 'string' },
       'reregistration-lease': { type: 'string' },
+      'lease-seconds': { type: 'string' },
       'heartbeat-ms': { type: 'string' },
       'max-document-bytes': { type: 'string' },
       'inline-max-bytes': { type: 'string' },
@@ -83,6 +87,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
   if (typeof statusPort === 'string') return { kind: 'error', message: statusPort };
   const basePort = integerOption('base-port', values['base-port'], 16000, 1, 65535);
   if (typeof basePort === 'string') return { kind: 'error', message: basePort };
+  const leaseSeconds = integerOption('lease-seconds', values['lease-seconds'], DEFAULT_LEASE_TIMEOUT_SECONDS, 1, 86_400);
+  if (typeof leaseSeconds === 'string') return { kind: 'error', message: leaseSeconds };
   const heartbeatMs = integerOption('heartbeat-ms', values['heartbeat-ms'], 1000, 10, 600_000);
   if (typeof heartbeatMs === 'string') return { kind: 'error', message: heartbeatMs };
   const maxDocumentBytes = integerOption('max-document-bytes', values['max-document-bytes'], 100 * 1024 * 1024, 1, 2 ** 40);
@@ -111,6 +117,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     configServer,
     basePort,
     reregistrationLeaseMs: Math.round(lease * 1000),
+    leaseSeconds,
     heartbeatMs,
     maxDocumentBytes,
     inlineMaxBytes,

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import {
+  DEFAULT_LEASE_TIMEOUT_SECONDS,
   DEFAULT_REREGISTRATION_LEASE_MS,
   INTERNAL_PORT_OFFSET,
   processorServerInterface,
@@ -11,6 +12,7 @@ import { Middleware } from '@esp/middleware';
 import { encodeLivenessMessage, HEARTBEAT_INTERVAL_MS, HeartbeatSender, livenessSubject } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import { BatchProcessor } from './batch-processor';
+import { LeaseRenewal } from './lease-renewal';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '@esp/pipeline';
 import { ConfigSubscription } from './config-subscription';
 import { PipelineSource } from './pipeline-source';
@@ -52,6 +54,11 @@ export interface ItemProcessorOptions {
   basePort?: number;
   /** Reregistration Lease (default 180 s). */
   reregistrationLeaseMs?: number;
+  /**
+   * The Lease Timeout asked of the distributor by procserver_handler::renew while a batch runs, in seconds, renewed
+   * every third of it (MS-FSDPD 3.5.2, 3.5.4.4; default 300, DEFAULT_LEASE_TIMEOUT_SECONDS).
+   */
+  leaseSeconds?: number;
   /** PPP heartbeat interval towards the content distributor (default 1000 ms). */
   heartbeatMs?: number;
   /** Time source of the Reregistration Lease and the heartbeats (tests). */
@@ -194,6 +201,7 @@ export async function startItemProcessor(opts: ItemProcessorOptions = {}): Promi
     pipelines: () => pipelines.current,
     handler: () => registration.dispatcherHandle,
     onProcessed: () => registration.noteActivity(),
+    lease: new LeaseRenewal({ name, periodSeconds: opts.leaseSeconds ?? DEFAULT_LEASE_TIMEOUT_SECONDS, handler: () => registration.dispatcherHandle, clock: opts.clock, log }),
     onHandlerLost: (reason) => registration.restart(reason),
     forwardDeadlineMs: opts.forwardDeadlineMs ?? 60_000,
     retry,

@@ -51,6 +51,7 @@ try {
     configServer: cli.configServer,
     basePort: cli.basePort,
     reregistrationLeaseMs: cli.reregistrationLeaseMs,
+    leaseSeconds: cli.leaseSeconds,
     heartbeatMs: cli.heartbeatMs,
     maxDocumentBytes: cli.maxDocumentBytes,
     inlineMaxBytes: cli.inlineMaxBytes,

@@ -17,6 +17,8 @@ import { CrawlConfigSource } from './config-source';
 import { serveCrawlAdmin } from './crawl-admin-service';
 import { startMultinodeScheduler } from './multinode-scheduler';
 
+// what this process writes (its data, state and logs under the stack's home) is its owner's only (docs/security.md)
+process.umask(0o077);
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);

@@ -16,6 +16,8 @@ import { NodeSupervisor } from './node-supervisor';
 import { loadProfile } from './profile';
 import { startXmlRpcHttpServer, XMLRPC_PATH } from '@esp/xmlrpc-http';
 
+// what this process writes (its data, state and logs under the stack's home) is its owner's only (docs/security.md)
+process.umask(0o077);
 const cli = parseCli(process.argv.slice(2));
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);

@@ -12,6 +12,8 @@ import { startNodeScheduler } from './node-scheduler';
 import { WarcWriter } from './warc-writer';
 import { warmUp } from './warm-up';
 
+// what this process writes (its data, state and logs under the stack's home) is its owner's only (docs/security.md)
+process.umask(0o077);
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);

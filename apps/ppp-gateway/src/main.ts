@@ -13,6 +13,8 @@ import { parseCli } from './cli';
 import { CurveKeyError, loadClientKeys, loadOrCreateKeyPair } from './curve-keys';
 import { startGateway } from './gateway';
 
+// what this process writes (its data, state and logs under the stack's home) is its owner's only (docs/security.md)
+process.umask(0o077);
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {
   process.stdout.write(cli.text);

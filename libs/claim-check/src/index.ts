@@ -9,3 +9,4 @@ export { attributeBytes, documentBytes } from './attribute-size';
 export { checkIn, hasContentRefs, type CheckInOptions } from './check-in';
 export { checkOut, type CheckOutOptions, type CheckedOut } from './check-out';
 export { ClaimCheckFailure } from './claim-check-failure';
+export { CONTENT_RELEASE_SUBJECT, ContentReleaseError, releaseThroughStack, requestContentRelease, serveContentRelease, type ServeContentReleaseOptions } from './content-release';

@@ -5,8 +5,9 @@
  * producer: `enqueue` hands statuses over and returns; `backlog` is what a producer looks at to push back.
  *
  * The two senders of the feeding chain differ only in what may be lost, so that is what the options say:
- * - the indexer's finals are durable (its outbox): unbounded, never given up, each acknowledged by `onDelivered`
- *   so that it leaves the outbox, and what is pending at `stop()` stays for the next start;
+ * - the indexer's finals are durable (its outbox): unbounded, each acknowledged by `onDelivered` so that it leaves
+ *   the outbox, what is pending at `stop()` stays for the next start, and given up (`giveUp`, `onGivenUp`: out of
+ *   the outbox too) only once the client's callback object has been gone for long;
  * - the distributor's are informational: bounded (`maxQueued`, the oldest dropped) and given up (`giveUp`) once the
  *   client is gone for good.
  *
@@ -43,6 +44,8 @@ export interface CallbackSenderOptions<T> {
   maxQueued?: number;
   /** After a failure: drop everything waiting and stop trying (`failures`: in a row, this one included; default never). */
   giveUp?: (err: unknown, failures: number) => boolean;
+  /** What a giveUp dropped, in order (the indexer deletes it from its outbox, so that no restart brings it back). */
+  onGivenUp?: (items: T[]) => void;
   retry?: CallbackRetry;
   clock?: Clock;
   log: Logger;
@@ -165,7 +168,8 @@ export class CallbackSender<T = OperationStatusInfo> {
         if (this.opts.giveUp?.(err, this.failures)) {
           this.opts.log.warn({ callback: this.target.object_id, failures: this.failures, dropped: this.pending.length }, 'content client gone; dropping its callbacks');
           this.dropped += this.pending.length;
-          this.pending.length = 0;
+          const dropped = this.pending.splice(0);
+          this.opts.onGivenUp?.(dropped);
           break;
         }
         this.logFailure(err, items);

@@ -31,6 +31,11 @@ export class PreparationFailure extends Error {
 
 export interface PreparerOptions {
   store: () => Promise<BlobStore>;
+  /**
+   * Deletes objects of the store's bucket (and their processed text). Default: this connection deletes them, which
+   * takes the bucket's read and purge API; a feed client asks the stack instead (requestContentRelease).
+   */
+  releaseObjects?: (bucket: string, names: readonly string[]) => Promise<void>;
   /** Content over this many bytes goes out of band. */
   inlineMaxBytes: number;
   /** Content over this many bytes fails the document. */
@@ -108,6 +113,7 @@ export class DocumentPreparer {
   async release(refs: readonly ContentRef[]): Promise<void> {
     if (!refs.length) return;
     const store = await this.opts.store();
+    if (this.opts.releaseObjects) return this.opts.releaseObjects(store.bucket, refs.map((r) => r.name));
     for (const ref of refs) {
       await store.delete(ref.name);
       await store.delete(processedContentName(ref.name, 'body'));

@@ -16,6 +16,7 @@ import {
   type Aor,
   type ProxyOf,
 } from '@esp/interfaces';
+import { releaseThroughStack } from '@esp/claim-check';
 import type { Logger } from '@esp/logging';
 import { BadParameter, CallTimeout, ObjectNotExist, TransportError, type Middleware, type ServerObject } from '@esp/middleware';
 import { backoffDelay, retry, sleep } from '@esp/timers';
@@ -229,6 +230,7 @@ export class FeedingClient {
     this.maxInFlightBytes = opts.maxInFlightBytes ?? this.batchBytes * 16;
     this.preparer = new DocumentPreparer({
       store: () => opts.mw.blobs(),
+      releaseObjects: releaseThroughStack(opts.mw),
       inlineMaxBytes: Math.min(opts.inlineMaxBytes ?? 256 * 1024, this.batchBytes - 4096),
       maxDocumentBytes: opts.maxDocumentBytes ?? 100 * 1024 * 1024,
       budgetBytes: this.batchBytes,

@@ -82,6 +82,16 @@ export class SessionNotOwned extends UserException {
   override readonly code = 'session_not_owned';
 }
 
+/**
+ * Ours: the caller's client is at one of its limits (docs/security.md, "Quotas"): `data.resource` names which
+ * (`sessions`, `bytes_in_flight`; a global bound says `scope: 'global'`), with `limit` and `held`. Nothing was taken.
+ * Not retryable as such: the same call fails the same way until the client closes sessions or its batches finish.
+ */
+export class QuotaExceeded extends UserException {
+  override name = 'QuotaExceeded';
+  override readonly code = 'quota_exceeded';
+}
+
 const registry = new ExceptionRegistry<UserException>(UserException, [
   UnknownCollection,
   UnsupportedGuaranteeSet,
@@ -92,6 +102,7 @@ const registry = new ExceptionRegistry<UserException>(UserException, [
   ProcessorsBusy,
   UnknownSession,
   SessionNotOwned,
+  QuotaExceeded,
 ]);
 
 /** Makes a user exception class rebuildable from its code on the receiving side. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { headers, nuid } from '@nats-io/nats-core';
+import { nuid } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 
 /** The object store's chunk size, unless the server's max_payload is smaller. */
@@ -10,9 +10,19 @@ function base64UrlPadded(b64: string): string {
   return b64.replace(/\+/g, '-').replace(/\//g, '_');
 }
 
+/** The subject of an object's description: the object store's layout, the name in padded base64url. */
+export function metaSubject(bucket: string, name: string): string {
+  return `$O.${bucket}.M.${base64UrlPadded(Buffer.from(name, 'utf8').toString('base64'))}`;
+}
+
+export function chunkSubject(bucket: string, nuid: string): string {
+  return `$O.${bucket}.C.${nuid}`;
+}
+
 /**
  * Writes an object in the JetStream object store's own layout (chunks on $O.<bucket>.C.<nuid>, then the description
- * on $O.<bucket>.M.<name in base64> as a rollup), so any object store client reads it. Unlike the object store
+ * on $O.<bucket>.M.<name in base64>), so any object store client reads it. The description is no rollup: the
+ * stream takes none (content-stream.ts), and readers take the last description of a name. Unlike the object store
  * client's put it never reads the bucket first: it needs only the permission to add, and so a feed client that may
  * add content is not given the API that reads everyone's. The chunks of an object this one replaces are left for
  * the bucket's TTL to remove.
@@ -20,7 +30,7 @@ function base64UrlPadded(b64: string): string {
 export async function putObject(js: JetStreamClient, bucket: string, name: string, data: AsyncIterable<Uint8Array>, maxPayload: number): Promise<{ size: number; digest: string }> {
   const chunkBytes = Math.min(CHUNK_BYTES, maxPayload);
   const id = nuid.next();
-  const chunkSubject = `$O.${bucket}.C.${id}`;
+  const chunkSubj = chunkSubject(bucket, id);
   const hash = createHash('sha256');
   let size = 0;
   let chunks = 0;
@@ -35,7 +45,7 @@ export async function putObject(js: JetStreamClient, bucket: string, name: strin
     hash.update(chunk);
     size += chunk.length;
     chunks++;
-    await js.publish(chunkSubject, chunk);
+    await js.publish(chunkSubj, chunk);
   };
   for await (const part of data) {
     pending.push(part);
@@ -60,11 +70,12 @@ export async function putObject(js: JetStreamClient, bucket: string, name: strin
   return { size, digest };
 }
 
-/** The description replaces every earlier one of the name (a rollup): the object store's own rule. */
+/**
+ * The description: the last one of a name is the object (the object store's readers get the last message of the
+ * subject). No rollup header: the content stream refuses them, and a delete purges the subject instead.
+ */
 async function publishMeta(js: JetStreamClient, bucket: string, name: string, info: object): Promise<void> {
-  const h = headers();
-  h.set('Nats-Rollup', 'sub');
-  await js.publish(`$O.${bucket}.M.${base64UrlPadded(btoa(name))}`, JSON.stringify(info), { headers: h });
+  await js.publish(metaSubject(bucket, name), JSON.stringify(info));
 }
 
 /**

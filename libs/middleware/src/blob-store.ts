@@ -1,19 +1,21 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_CONTENT_BUCKET, type ContentRef } from '@esp/interfaces';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
+import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { putObject, putTombstone } from './blob-put';
+import { chunkSubject, metaSubject, putObject, putTombstone } from './blob-put';
+import { contentStreamConfig, contentStreamName, SECURITY_FIELDS, streamDifferences, DEFAULT_BLOB_TTL_MS } from './content-stream';
 
 export interface BlobStoreOptions {
   /** The bucket (default "esp_content"). */
   bucket?: string;
   /**
    * Objects older than this are removed by the server: what a crash left behind (default 24 h). Only used when this
-   * call creates the bucket.
+   * call creates the bucket (on a stack the launcher has created it: content-stream.ts).
    */
   ttlMs?: number;
+  /** The bucket's bound in bytes when this call creates it (default DEFAULT_CONTENT_MAX_BYTES). */
+  maxBytes?: number;
   /**
    * JetStream replicas when this call creates the bucket. Default: 3 when the server says it is in a cluster of at
    * least three (its INFO lists the others' client URLs), else 1.
@@ -25,7 +27,7 @@ export interface BlobStoreOptions {
 export class BlobError extends Error {
   override name = 'BlobError';
   constructor(
-    readonly code: 'not_found' | 'size_mismatch' | 'digest_mismatch' | 'too_large' | 'store_unavailable',
+    readonly code: 'not_found' | 'size_mismatch' | 'digest_mismatch' | 'too_large' | 'store_unavailable' | 'store_misconfigured' | 'store_full',
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -33,7 +35,7 @@ export class BlobError extends Error {
   }
 }
 
-export const DEFAULT_BLOB_TTL_MS = 24 * 3600 * 1000;
+export { DEFAULT_BLOB_TTL_MS };
 
 function sha256Digest(hash: ReturnType<typeof createHash>): string {
   // the object store's notation: SHA-256= and the padded base64url digest
@@ -69,18 +71,38 @@ export class BlobStore {
     readonly bucket: string,
     private readonly os: ObjectStore,
     private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
     private readonly maxPayload: number,
   ) {}
 
+  /**
+   * Opens the bucket. A stream that exists is checked first: other subjects, rollups allowed, deletes allowed, a
+   * mirror or sources make it someone else's, and opening it fails with store_misconfigured naming the difference.
+   * A missing one is created here (an open development server; on the stack it exists from start-up, and a role
+   * that may not create streams gets store_unavailable saying so).
+   */
   static async open(nc: NatsConnection, opts: BlobStoreOptions = {}): Promise<BlobStore> {
     const bucket = opts.bucket ?? DEFAULT_CONTENT_BUCKET;
+    const want = contentStreamConfig(bucket, { ...(opts.ttlMs !== undefined ? { ttlMs: opts.ttlMs } : {}), ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}), replicas: opts.replicas ?? defaultReplicas(nc) });
+    let jsm: JetStreamManager;
     try {
-      const os = await new Objm(nc).create(bucket, {
-        ttl: nanos(opts.ttlMs ?? DEFAULT_BLOB_TTL_MS),
-        replicas: opts.replicas ?? defaultReplicas(nc),
+      jsm = await jetstream(nc).jetstreamManager();
+      const found = await jsm.streams.info(contentStreamName(bucket)).catch((err: Error) => {
+        if (/stream not found/i.test(err.message)) return undefined;
+        throw err;
       });
-      return new BlobStore(bucket, os, jetstream(nc), nc.info?.max_payload ?? 1024 * 1024);
+      if (found) {
+        const diffs = streamDifferences(found.config, want, SECURITY_FIELDS);
+        if (diffs.length) throw new BlobError('store_misconfigured', `the stream ${contentStreamName(bucket)} of bucket "${bucket}" is not the stack's: ${diffs.join('; ')}; refusing to use it (an operator deletes it, and npm start creates it again)`);
+      } else {
+        await jsm.streams.add(want).catch((err: Error) => {
+          throw /permissions? violation/i.test(err.message) ? new BlobError('store_unavailable', `the bucket "${bucket}" does not exist, and this identity may not create it: the stack creates it at start-up (${err.message})`, { cause: err }) : err;
+        });
+      }
+      const os = await new Objm(nc).open(bucket, false);
+      return new BlobStore(bucket, os, jetstream(nc), jsm, nc.info?.max_payload ?? 1024 * 1024);
     } catch (err) {
+      if (err instanceof BlobError) throw err;
       throw new BlobError('store_unavailable', `cannot open the object store bucket "${bucket}": ${(err as Error).message} (is JetStream enabled on nats-server: -js?)`, { cause: err });
     }
   }
@@ -95,7 +117,11 @@ export class BlobStore {
     try {
       info = await putObject(this.js, this.bucket, name, source, this.maxPayload);
     } catch (err) {
-      throw new BlobError('store_unavailable', `cannot store object "${name}" in "${this.bucket}": ${(err as Error).message}`, { cause: err });
+      const why = (err as Error).message;
+      if (/maximum bytes exceeded|insufficient resources|maximum (messages|bytes) per/i.test(why)) {
+        throw new BlobError('store_full', `cannot store object "${name}": the content bucket "${this.bucket}" is full (its max_bytes, --content-max-bytes of npm start; it frees as documents get their final status): ${why}`, { cause: err });
+      }
+      throw new BlobError('store_unavailable', `cannot store object "${name}" in "${this.bucket}": ${why}`, { cause: err });
     }
     return { bucket: this.bucket, name, size: info.size, digest: info.digest, ...(opts.text ? { text: true } : {}) };
   }
@@ -134,25 +160,33 @@ export class BlobStore {
     return out;
   }
 
-  /** Set once the bus refused this connection a read of the bucket: it may only add (a feed client). */
-  private addOnly = false;
-
   /**
-   * Removes an object; one already gone is no error. A connection that may only add to the bucket (its first
-   * delete was refused the read that the object store's delete starts with) marks the object deleted instead
-   * (blob-put.ts): readers find nothing, and the TTL removes its chunks.
+   * Removes an object, chunks and description (purged by subject: the stream takes no rollups), so the bucket
+   * holds nothing of it; one already gone is no error. Needs the read and purge API of the bucket, which only the
+   * stack's roles have: a feed client asks the stack to delete its objects (content-release.ts).
    */
   async delete(name: string): Promise<void> {
+    const stream = contentStreamName(this.bucket);
+    const meta = metaSubject(this.bucket, name);
     try {
-      if (this.addOnly) return await putTombstone(this.js, this.bucket, name);
-      await this.os.delete(name);
-    } catch (err) {
-      if (!this.addOnly && /permissions? violation/i.test((err as Error).message)) {
-        this.addOnly = true;
-        return this.delete(name);
+      let nuid: string | undefined;
+      try {
+        const m = await this.jsm.streams.getMessage(stream, { last_by_subj: meta });
+        nuid = m ? (m.json<{ nuid?: string }>().nuid ?? undefined) : undefined;
+      } catch (err) {
+        if (!/no message found|not found/i.test((err as Error).message)) throw err;
       }
+      if (nuid === undefined) return;
+      await this.jsm.streams.purge(stream, { filter: meta });
+      if (nuid) await this.jsm.streams.purge(stream, { filter: chunkSubject(this.bucket, nuid) });
+    } catch (err) {
       throw new BlobError('store_unavailable', `cannot delete object "${name}" from "${this.bucket}": ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  /** Marks an object deleted without reading or purging (an identity that may only add): its chunks stay for the TTL. */
+  async markDeleted(name: string): Promise<void> {
+    await putTombstone(this.js, this.bucket, name);
   }
 
   /** JetStream replicas of the bucket. */

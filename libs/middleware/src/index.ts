@@ -18,6 +18,7 @@ export { bindOrTakeOver, NameHeld, NameContended, type BindOrTakeOverOptions } f
 export { NatsCredentialsError, natsAuthOptions, type NatsAuthOptions } from './nats-auth';
 export { RawBus, type RawMessage } from './raw-bus';
 export { BlobStore, BlobError, DEFAULT_BLOB_TTL_MS, type BlobStoreOptions } from './blob-store';
+export { contentStreamConfig, contentStreamName, contentSubjects, streamDifferences, SECURITY_FIELDS, TUNABLE_FIELDS, DEFAULT_CONTENT_MAX_BYTES, type ContentStreamOptions } from './content-stream';
 export { packValue, unpackValue } from './wire-envelope';
 export { objectsOfType, inboxPrefix, nameServerSubject, nameWriteSubject, NAME_WRITE_SUBJECTS, NAME_BUCKET } from './subjects';
 export {
@@ -34,3 +35,4 @@ export {
   InternalError,
   TransportError,
 } from './system-exceptions';
+export { ensureStackStreams, StackStreamError, type StackStreamOptions, type StackStreamReport } from './stack-streams';

@@ -57,6 +57,11 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 export class RawBus {
   constructor(private readonly nc: NatsConnection) {}
 
+  /** The largest message the server takes (its INFO max_payload; 1 MiB when it did not say). */
+  get maxPayload(): number {
+    return this.nc.info?.max_payload ?? 1024 * 1024;
+  }
+
   static subject(...parts: string[]): string {
     return ['esp', 'raw', ...parts.map(subjectToken)].join('.');
   }

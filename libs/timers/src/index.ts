@@ -11,3 +11,4 @@ export { ManualClock } from './manual-clock';
 export { Lease } from './lease';
 export { backoffDelay, sleep } from './backoff';
 export { retry, type RetryOptions } from './retry';
+export { IdleReaper, type IdleReaperOptions } from './idle-reaper';

@@ -44,11 +44,13 @@ describe('state-changing XML-RPC methods and the admin secret', () => {
     expect(withSecret.host).toBe('127.0.0.1');
   });
 
-  it('with a secret: a protected method needs it (401 without, or with a wrong one); the others do not', async () => {
+  it('with a secret: a protected method needs it (401 without, or with a wrong one); so does a read, but ping', async () => {
     await expect(xmlRpcCall(at(withSecret), 'Stop', ['indexer'], { secret: null })).rejects.toThrow(/HTTP 401 Stop changes state/);
     await expect(xmlRpcCall(at(withSecret), 'Stop', ['indexer'], { secret: 'not-the-secret-but-long' })).rejects.toThrow(/HTTP 401/);
     expect(await xmlRpcCall(at(withSecret), 'Stop', ['indexer'], { secret: SECRET })).toBe('stopped indexer');
-    expect(await xmlRpcCall(at(withSecret), 'Status', [], { secret: null })).toBe('fine');
+    // reads need it too (issue 31.7): a local user who reaches the port learns nothing without it
+    await expect(xmlRpcCall(at(withSecret), 'Status', [], { secret: null })).rejects.toThrow(/HTTP 401 Status reads the stack's state/);
+    expect(await xmlRpcCall(at(withSecret), 'Status', [], { secret: SECRET })).toBe('fine');
     const raw = await fetch(at(withSecret), { method: 'POST', body: '<methodCall><methodName>Stop</methodName><params><param><value>x</value></param></params></methodCall>', headers: { Authorization: `Bearer ${SECRET}` } });
     expect(await raw.text()).toContain('stopped x');
   });
@@ -71,6 +73,16 @@ describe('state-changing XML-RPC methods and the admin secret', () => {
     }
   });
 
+  it('--admin-read-open: with a secret, reads answer without it; state changes still need it', async () => {
+    const open = await startXmlRpcHttpServer({ port: 0, dispatch, protect, secret: SECRET, readOpen: true, log });
+    try {
+      expect(await xmlRpcCall(at(open), 'Status', [], { secret: null })).toBe('fine');
+      await expect(xmlRpcCall(at(open), 'Stop', ['x'], { secret: null })).rejects.toThrow(/HTTP 401/);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('without a secret: a protected method runs for a caller on this machine only', async () => {
     expect(await xmlRpcCall(at(without), 'Stop', ['x'], { secret: null })).toBe('stopped x');
     expect(lanAddress, 'this test needs a non-loopback IPv4 address').toBeDefined();
@@ -79,8 +91,8 @@ describe('state-changing XML-RPC methods and the admin secret', () => {
   });
 
   it('the client bounds the response: declared or streamed, a larger one is refused and not read', async () => {
-    await expect(xmlRpcCall(at(withSecret), 'Big', [100_000], { maxResponseBytes: 10_000 })).rejects.toBeInstanceOf(XmlRpcResponseTooLarge);
-    expect(String(await xmlRpcCall(at(withSecret), 'Big', [5_000], { maxResponseBytes: 10_000 })).length).toBe(5_000);
+    await expect(xmlRpcCall(at(withSecret), 'Big', [100_000], { maxResponseBytes: 10_000, secret: SECRET })).rejects.toBeInstanceOf(XmlRpcResponseTooLarge);
+    expect(String(await xmlRpcCall(at(withSecret), 'Big', [5_000], { maxResponseBytes: 10_000, secret: SECRET })).length).toBe(5_000);
     // a hostile server that streams without end and without Content-Length
     let sent = 0;
     const endless = createServer((_req, res) => {

@@ -18,6 +18,9 @@ import { FAULT_INTERNAL_ERROR, FAULT_INVALID_REQUEST, FAULT_PARSE_ERROR } from '
  * XML-RPC over HTTP for this app (modelled on the item processor's Status server; apps do not share code).
  */
 
+/** "1": read-only methods answer without the admin secret (npm start -- --admin-read-open). */
+export const ADMIN_READ_OPEN_ENV = 'ESP_ADMIN_READ_OPEN';
+
 /** The path of every XML-RPC request (MS-FSDPD 2.1). */
 export const XMLRPC_PATH = '/RPC2';
 
@@ -37,6 +40,12 @@ export interface XmlRpcHttpServerOptions {
   protect?: (method: string) => boolean;
   /** The admin secret (default: adminSecret(), from $ESP_ADMIN_SECRET_FILE; null: none). */
   secret?: string | null;
+  /**
+   * With a secret, the methods that only read answer without it too (default: $ESP_ADMIN_READ_OPEN is "1", which
+   * `npm start -- --admin-read-open` sets). Otherwise every method but `ping` (a liveness probe that says nothing)
+   * needs the secret. Without a secret, reads are open and state changes are this machine's only, as before.
+   */
+  readOpen?: boolean;
   log: Logger;
 }
 
@@ -73,15 +82,20 @@ export async function startXmlRpcHttpServer(opts: XmlRpcHttpServerOptions): Prom
   const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
   const log = opts.log;
   const secret = opts.secret === undefined ? adminSecret() : (opts.secret ?? undefined);
+  const readOpen = opts.readOpen ?? process.env[ADMIN_READ_OPEN_ENV] === '1';
 
-  /** Why a protected call is refused (HTTP status and text), or undefined when it may run. */
+  /** Why a call is refused (HTTP status and text), or undefined when it may run. */
   function refusal(method: string, caller: { address: string }, authorization: string | undefined): { status: number; text: string } | undefined {
-    if (!opts.protect?.(method)) return undefined;
+    const changes = opts.protect?.(method) ?? false;
     if (secret !== undefined) {
+      if (!changes && (readOpen || method === 'ping')) return undefined;
       if (carriesSecret(authorization, secret)) return undefined;
       log.warn({ method, caller: caller.address }, 'XML-RPC call refused: no admin secret');
-      return { status: 401, text: `${method} changes state: it needs the admin secret (HTTP Authorization)\n` };
+      return changes
+        ? { status: 401, text: `${method} changes state: it needs the admin secret (HTTP Authorization)\n` }
+        : { status: 401, text: `${method} reads the stack's state: it needs the admin secret (HTTP Authorization), unless the stack runs with --admin-read-open\n` };
     }
+    if (!changes) return undefined;
     if (LOOPBACK.test(caller.address)) return undefined;
     log.warn({ method, caller: caller.address }, 'XML-RPC call refused: not from this machine');
     return { status: 403, text: `${method} changes state: without an admin secret (ESP_ADMIN_SECRET_FILE) only this machine may call it\n` };

@@ -14,9 +14,11 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
+import { ADMIN_READ_OPEN_ENV, ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
 import { ensureAdminSecretFile } from './admin-secret-file';
 import { busRoleOf, ensureBusHome, withBusIdentities, type BusHome } from './bus/bus-home';
+import { parseByteSize, setUpJetStream } from './bus/jetstream-setup';
+import { ownerOnlyTree } from './home-modes';
 import { ensureNats } from './nats-endpoint';
 import { mergeCollections, readCollectionsFile, withCrawlNodes } from './crawl-roles';
 import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
@@ -50,6 +52,10 @@ Options:
   --profile <file>     node profile template; {home}, {config} (<home>/config), {collections} and
                        {config_server} (the config server's XML-RPC URL) are filled in
                        (default: tools/launcher/profiles/default.json)
+  --content-max-bytes <n>  bound of the content bucket esp_content, e.g. 2GiB, 500MiB, or "none"
+                       (default: 2GiB; a large document beyond it fails with content_unavailable, "full")
+  --admin-read-open    read-only XML-RPC methods (GetProcessList, GetModuleStatus...) answer without the
+                       admin secret (default: every method but ping needs it)
   --insecure           an open NATS, as in development before: no TLS, no users (default: the nats-server
                        started here runs with TLS and one user per role, see docs/security.md)
   -h, --help           show this help
@@ -63,7 +69,7 @@ generated into <home>/admin-secret; outside clients send it as HTTP Basic passwo
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, 'crawl-nodes': { type: 'string' }, profile: { type: 'string' }, insecure: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({ options: { home: { type: 'string' }, collections: { type: 'string' }, 'crawl-nodes': { type: 'string' }, profile: { type: 'string' }, 'content-max-bytes': { type: 'string' }, 'admin-read-open': { type: 'boolean' }, insecure: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     process.stderr.write(`launcher: ${(err as Error).message}\nTry --help.\n`);
     process.exit(2);
@@ -80,14 +86,19 @@ if (!Number.isInteger(crawlNodes) || crawlNodes < 0 || crawlNodes > 64) {
   process.exit(2);
 }
 
+// every file under the home is its owner's only (the index, crawl state, logs, the NATS store), and so are the
+// files of every process started from here: they inherit the umask
+process.umask(0o077);
 const home = resolve(values.home ?? process.env['ESP_HOME'] ?? '.esp');
 mkdirSync(home, { recursive: true });
+ownerOnlyTree(home); // a home made before the umask
 const say = (line: string) => process.stderr.write(`[launcher] ${line}\n`);
 
 // every process started from here (and the node controller's processes, which inherit the environment) checks and
 // sends the same admin secret
 const secret = ensureAdminSecretFile(home);
 process.env[ADMIN_SECRET_ENV] = secret.file;
+if (values['admin-read-open']) process.env[ADMIN_READ_OPEN_ENV] = '1';
 if (secret.created) say(`admin secret generated in ${secret.file}`);
 
 let nats;
@@ -100,6 +111,15 @@ try {
   process.exit(1);
 }
 say(`NATS at ${nats.url} (${nats.source === 'started' ? `started here, data in ${join(home, 'nats')}` : nats.source})`);
+try {
+  // the stack's streams, before any role opens them: no role but admin may create one (bus/jetstream-setup.ts)
+  const contentMaxBytes = values['content-max-bytes'] === undefined ? undefined : parseByteSize(values['content-max-bytes'], '--content-max-bytes');
+  await setUpJetStream({ url: nats.url, ...(bus ? { identity: bus.env('admin') } : {}), ...(contentMaxBytes !== undefined ? { contentMaxBytes } : {}), say });
+} catch (err) {
+  say(`cannot set up JetStream: ${(err as Error).message}`);
+  nats.started?.kill('SIGTERM');
+  process.exit(1);
+}
 
 const collections = (values.collections ?? process.env['ESP_COLLECTIONS'] ?? 'default').split(',').map((c) => c.trim()).filter(Boolean);
 const configDir = join(home, 'config');

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { decodeXmlRpcResponse, encodeXmlRpcRequest } from '@esp/codecs';
+import { xmlRpcCall } from '@esp/xmlrpc-http';
 
 /** One row of the node controller's GetProcessList (ProcessInfo). */
 export interface ProcessRow {
@@ -11,12 +11,12 @@ export interface ProcessRow {
   uptime: number;
 }
 
-/** GetProcessList over XML-RPC (POST <url>, url is the node controller's xmlrpc_url). */
-export async function getProcessList(url: string, timeoutMs = 5000): Promise<ProcessRow[]> {
-  const res = await fetch(url, { method: 'POST', body: encodeXmlRpcRequest('GetProcessList', []), headers: { 'Content-Type': 'text/xml' }, signal: AbortSignal.timeout(timeoutMs) });
-  const reply = decodeXmlRpcResponse(new Uint8Array(await res.arrayBuffer()));
-  if (reply.kind === 'fault') throw reply.fault;
-  return reply.value as unknown as ProcessRow[];
+/**
+ * GetProcessList over XML-RPC (POST <url>, url is the node controller's xmlrpc_url), with the admin secret (reads
+ * need it too, unless the stack runs with --admin-read-open) and the response read within its bound.
+ */
+export async function getProcessList(url: string, timeoutMs = 5000, secret?: string): Promise<ProcessRow[]> {
+  return (await xmlRpcCall(url, 'GetProcessList', [], { timeoutMs, ...(secret !== undefined ? { secret } : {}) })) as unknown as ProcessRow[];
 }
 
 /**

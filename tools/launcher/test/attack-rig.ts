@@ -20,6 +20,7 @@ import { ChildService, reservePorts, waitFor } from '@esp/testing';
 import { xmlRpcCall } from '@esp/xmlrpc-http';
 import { expect } from 'vitest';
 import type { BusRole } from '../src/bus/bus-roles';
+import { setUpJetStream } from '../src/bus/jetstream-setup';
 import { SecuredBus } from './secured-bus';
 
 const log = createLogger('attack-rig', {}, { level: 'warn' });
@@ -32,6 +33,16 @@ export interface ProcessRow {
   pid: number;
   state: string;
   restarts: number;
+}
+
+export interface RigOptions {
+  /** The content bucket's bound (default: the stack's, 2 GiB). */
+  contentMaxBytes?: number;
+  /** The distributor's Lease Timeout (default 300 s) and gone probe (default on). */
+  leaseSeconds?: number;
+  goneProbe?: boolean;
+  /** The node controller registers with the config server, where a Lease Timeout finds it (default false). */
+  registerNodeController?: boolean;
 }
 
 export class AttackRig {
@@ -56,12 +67,14 @@ export class AttackRig {
     return join(this.dir, 'admin-secret');
   }
 
-  static async start(): Promise<AttackRig> {
+  static async start(opts: RigOptions = {}): Promise<AttackRig> {
     const bus = await SecuredBus.start();
     const dir = mkdtempSync(join(tmpdir(), 'esp-attacks-'));
     const rig = new AttackRig(bus, dir, randomBytes(24).toString('base64url'));
     try {
-      await rig.launch();
+      // as npm start does before any role: the stack's streams, made by admin (no other role may)
+      await setUpJetStream({ url: bus.url, identity: bus.env('admin'), ...(opts.contentMaxBytes ? { contentMaxBytes: opts.contentMaxBytes } : {}), say: () => undefined });
+      await rig.launch(opts);
     } catch (err) {
       await rig.stop();
       throw err;
@@ -73,7 +86,7 @@ export class AttackRig {
     return ChildService.start({ entry, args: ['--nats', this.bus.url, ...args], env: { ...this.bus.env(role), ESP_ADMIN_SECRET_FILE: this.secretFile, ...env }, startTimeoutMs: 60_000 });
   }
 
-  private async launch(): Promise<void> {
+  private async launch(opts: RigOptions): Promise<void> {
     const { dir, bus } = this;
     writeFileSync(this.secretFile, this.secret, { mode: 0o600 });
     const pipeline = join(dir, 'pipeline.json');
@@ -81,7 +94,7 @@ export class AttackRig {
     this.procs.nameServer = await this.svc('name-server', 'apps/name-server/src/main.ts', []);
     const [indexer, distributor, configServer] = await Promise.all([
       this.svc('indexer', 'apps/indexer/src/main.ts', ['--data', join(dir, 'index'), '--collections', COLLECTION]),
-      this.svc('content-distributor', 'apps/content-distributor/src/main.ts', ['--collections', COLLECTION, '--lease-seconds', '300']),
+      this.svc('content-distributor', 'apps/content-distributor/src/main.ts', ['--collections', COLLECTION, '--lease-seconds', String(opts.leaseSeconds ?? 300), ...(opts.goneProbe === false ? ['--gone-probe', 'off'] : [])]),
       this.svc('config-server', 'apps/config-server/src/main.ts', ['--port', '0']),
     ]);
     Object.assign(this.procs, { indexer, distributor, configServer });
@@ -93,15 +106,20 @@ export class AttackRig {
     const profile = join(dir, 'node.json');
     const ipArgs = ['--nats', bus.url, '--name', '{name}', '--status-port', String(statusPort), '--pipeline-config', pipeline];
     writeFileSync(profile, JSON.stringify({ node: 'attacked-node', processes: [{ name: 'item-processor', entry: 'apps/item-processor/src/main.ts', args: ipArgs, env: bus.env('item-processor') }] }), { mode: 0o600 });
-    this.procs.nodeController = await ChildService.start({ entry: 'apps/node-controller/src/main.ts', args: ['--profile', profile, '--port', '0'], env: { ESP_ADMIN_SECRET_FILE: this.secretFile } });
+    this.procs.nodeController = await ChildService.start({ entry: 'apps/node-controller/src/main.ts', args: ['--profile', profile, '--port', '0', ...(opts.registerNodeController ? ['--config-server', this.configUrl, '--restart-delay-ms', '100', '--stop-timeout-ms', '2000'] : [])], env: { ESP_ADMIN_SECRET_FILE: this.secretFile } });
     this.nodeControlUrl = String(this.procs.nodeController.logs.find((l) => l['msg'] === 'ready')?.['xmlrpc_url']);
     await waitFor(() => distributor.logs.some((l) => l['msg'] === 'item processor registered'), { timeoutMs: 60_000, what: 'the item processor registered' });
     this.client = await bus.connect('client', { timeoutMs: 30_000 });
   }
 
+  /** Documents a test fed and saw completed on its own: the index holds them too. */
+  countFed(n: number): void {
+    this.fed += n;
+  }
+
   /** The node controller's view of the item processor (pid, state, restarts). */
   async itemProcessor(): Promise<ProcessRow> {
-    const rows = (await xmlRpcCall(this.nodeControlUrl, 'GetProcessList', [], { secret: null })) as unknown as ProcessRow[];
+    const rows = (await xmlRpcCall(this.nodeControlUrl, 'GetProcessList', [], { secret: this.secret })) as unknown as ProcessRow[];
     const row = rows.find((r) => r.name === IP_NAME);
     if (!row) throw new Error(`${IP_NAME} is not in the node controller's list: ${JSON.stringify(rows)}`);
     return row;

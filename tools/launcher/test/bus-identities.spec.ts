@@ -3,13 +3,16 @@
  * names through a real name server, who may touch the esp_names bucket and the content bucket.
  */
 import { CONFIG_SERVICE_NAME, DISPATCHER_NAME, INDEXING_DISPATCHER_NAME, type Aor } from '@esp/interfaces';
-import { Middleware, NAME_BUCKET, serveNameServer } from '@esp/middleware';
+import { requestContentRelease, serveContentRelease } from '@esp/claim-check';
+import { ensureStackStreams, Middleware, NAME_BUCKET, serveNameServer } from '@esp/middleware';
 import { createLogger } from '@esp/logging';
 // the attacker's tools: the raw KV and object store clients, around the middleware
 // eslint-disable-next-line no-restricted-imports
 import { Kvm } from '@nats-io/kv';
 // eslint-disable-next-line no-restricted-imports
 import { Objm } from '@nats-io/obj';
+// eslint-disable-next-line no-restricted-imports
+import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissionDenied } from './bus-probes';
 import { SecuredBus } from './secured-bus';
@@ -23,6 +26,8 @@ describe('identities on the generated configuration', () => {
 
   beforeAll(async () => {
     bus = await SecuredBus.start();
+    // as npm start does before any role: the stack's streams, made by admin
+    await ensureStackStreams((await bus.connect('admin')).nc);
     await serveNameServer(await bus.connect('name-server'));
   });
   afterAll(async () => {
@@ -83,11 +88,19 @@ describe('identities on the generated configuration', () => {
     const os = await new Objm(client.nc).open('esp_content');
     await expect(os.getBlob('feed/1/doc-1')).rejects.toThrow(permissionDenied);
     await expect((await client.blobs()).get(ref)).rejects.toThrow(permissionDenied);
-    // its delete, refused the read it starts with, marks the object deleted: every reader then finds nothing
-    await (await client.blobs()).delete(ref.name);
-    await expect((await ip.blobs()).get(ref)).rejects.toMatchObject({ code: 'not_found' });
-    const again = await (await client.blobs()).put('feed/1/doc-2', bytes.subarray(0, 1000));
-    await (await client.blobs()).delete(again.name);
-    await expect((await indexer.blobs()).get(again)).rejects.toMatchObject({ code: 'not_found' });
+    // it may not delete (a read and a purge of the bucket): it asks the indexer, which deletes chunks and description
+    await expect((await client.blobs()).delete(ref.name)).rejects.toThrow(permissionDenied);
+    const stop = await serveContentRelease(indexer, { buckets: ['esp_content'], log: quiet });
+    try {
+      await requestContentRelease(client, 'esp_content', [ref.name]);
+      await expect((await ip.blobs()).get(ref)).rejects.toMatchObject({ code: 'not_found' });
+      const admin = await bus.connect('admin', { name: 'admin-blobs' });
+      const jsm = await jetstream(admin.nc).jetstreamManager();
+      expect((await jsm.streams.info('OBJ_esp_content')).state.messages).toBe(0);
+      // a bucket the indexer does not release from, or a malformed request: refused with a reason
+      await expect(requestContentRelease(client, 'KV_esp_names', ['x'])).rejects.toMatchObject({ code: 'unknown_bucket' });
+    } finally {
+      await stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { OperationState, OperationStatusInfo, type OperationSet } from '@esp/codecs';
+import { encodedEntityOf, OperationState, OperationStatusInfo, type OperationSet } from '@esp/codecs';
 import { ShuttingDown } from '@esp/interfaces';
 import { BadParameter } from '@esp/middleware';
 import type { Dispatcher } from '../dispatch/dispatcher';
@@ -6,6 +6,7 @@ import { docIdOf } from '../dispatch/operation-ids';
 import type { InFlightOperation } from '../dispatch/processor-pool';
 import type { FeedingSession } from './feeding-session';
 import { encodeBatch, type InFlightBatch } from './session-artifact';
+import type { SessionQuota } from './session-quota';
 
 /**
  * A client's batch into its feeding session (processing_session.process, MS-FSDPD 3.5.6): operation ids checked,
@@ -18,6 +19,8 @@ export class BatchIntake {
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly stopping: () => boolean,
+    /** Bytes in flight per client (the encoded batch as it came; a process that keeps no encoded forms counts none). */
+    private readonly quota?: SessionQuota,
   ) {}
 
   async accept(session: FeedingSession, batch: OperationSet): Promise<OperationStatusInfo[]> {
@@ -31,6 +34,8 @@ export class BatchIntake {
       }
       prev = op.id;
     }
+    const first = ops[0]?.id ?? prev;
+    this.quota?.takeBatch(session.id, first, prev, encodedEntityOf(batch)?.length ?? 0);
     const inFlight: InFlightOperation[] = ops.map((op) => ({ opId: op.id, docId: docIdOf(op), sessionId: session.id }));
     // with session replication the batch goes into the session artifact, on the buddy, before any processor has it
     // and before the client hears it was accepted: from then on no distributor death can lose it
@@ -49,6 +54,7 @@ export class BatchIntake {
     try {
       await this.dispatcher.placeNew(session, batch, inFlight, store ? replicate : undefined);
     } catch (err) {
+      this.quota?.settled(session.id, first, prev);
       if (stored && session.inFlight.get(stored.first) === stored) {
         // refused: nothing of it was accepted. Should this distributor die before its artifact is removed, the new home
         // sends the batch once more, which the indexer's arbitration makes harmless

@@ -1,8 +1,8 @@
-import type { processingSessionInterface, Aor } from '@esp/interfaces';
+import type { processingSessionInterface, Aor, SessionGuarantees } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { ServerObject } from '@esp/middleware';
 import type { CallbackSender } from '@esp/content-client';
-import type { InFlightBatch, SessionArtifact } from './session-artifact';
+import { guaranteeStrings, type InFlightBatch, type SessionArtifact } from './session-artifact';
 import type { SessionStore } from './session-store';
 
 /** How long a save nobody waits for may wait for the next acknowledged one to carry it. */
@@ -18,6 +18,8 @@ export interface FeedingSessionInit {
   callbacks: CallbackSender | undefined;
   /** SHA-256 (hex) of the client's owner token (./session-owner); undefined: opened without one. */
   owner: string | undefined;
+  /** The guarantees it was created with (MS-FSCDFT 3.5.4.1): its feeding priority, kept in its artifact. */
+  guarantees: SessionGuarantees;
   lastAcceptedOpId: number;
   completedOpId: number;
   /** Feeding sessions in SSR; undefined when session replication is off. */
@@ -38,6 +40,7 @@ export class FeedingSession {
   callbacks: CallbackSender | undefined;
   /** Whose the session is: the hash of its owner token, kept in its artifact so that it outlives this distributor. */
   readonly owner: string | undefined;
+  readonly guarantees: SessionGuarantees;
   lastAcceptedOpId: number;
   completedOpId: number;
   /** With session replication: batches accepted and not yet reported processed, by first operation id. */
@@ -56,6 +59,7 @@ export class FeedingSession {
     this.callback = init.callback;
     this.callbacks = init.callbacks;
     this.owner = init.owner;
+    this.guarantees = init.guarantees;
     this.lastAcceptedOpId = init.lastAcceptedOpId;
     this.completedOpId = init.completedOpId;
     this.store = init.store;
@@ -67,7 +71,7 @@ export class FeedingSession {
     let accepted = this.lastAcceptedOpId;
     // a batch being accepted counts as accepted in the artifact: it is in it, so a new home sends it on
     for (const b of this.inFlight.values()) if (b.last > accepted) accepted = b.last;
-    return { id: this.id, collection: this.collection, callback: this.callback, owner: this.owner, guarantees: [], lastAcceptedOpId: accepted, completedOpId: this.completedOpId, inFlight: [...this.inFlight.values()] };
+    return { id: this.id, collection: this.collection, callback: this.callback, owner: this.owner, guarantees: guaranteeStrings(this.guarantees), lastAcceptedOpId: accepted, completedOpId: this.completedOpId, inFlight: [...this.inFlight.values()] };
   }
 
   save(): Promise<void> {

@@ -11,6 +11,8 @@ import {
   encodeSessionArtifact,
   encodeSessionArtifactV1,
   encodeSessionArtifactV2,
+  guaranteesOf,
+  guaranteeStrings,
   SessionArtifactError,
   withBatches,
   type SessionArtifact,
@@ -31,6 +33,16 @@ describe('session artifact codec', () => {
     expect(decodeSessionArtifact(body)).toEqual({ ...s, inFlight: [] });
     // a few hundred bytes whatever is in flight: the batches are its children, written once each
     expect(body.length).toBeLessThan(300);
+  });
+
+  it('guarantees - a feeding priority is kept in the artifact and read back; no guarantee is an empty list; an unknown one is refused', () => {
+    expect(guaranteeStrings({ priority: 0 })).toEqual(['feeding_priority=0']);
+    expect(guaranteeStrings({ priority: undefined })).toEqual([]);
+    const s: SessionArtifact = { id: 5, collection: 'news', callback, guarantees: guaranteeStrings({ priority: 0 }), lastAcceptedOpId: 1, completedOpId: 0, inFlight: [] };
+    expect(guaranteesOf(decodeSessionArtifact(encodeSessionArtifact(s)).guarantees)).toEqual({ priority: 0 });
+    expect(guaranteesOf([])).toEqual({ priority: undefined });
+    expect(() => guaranteesOf(['x'])).toThrow(SessionArtifactError);
+    expect(() => guaranteesOf(['feeding_priority=0', 'feeding_priority=0'])).toThrow(SessionArtifactError);
   });
 
   it('round trip - a session without callback and without batches in flight', () => {

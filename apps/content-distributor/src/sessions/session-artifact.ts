@@ -1,5 +1,5 @@
 import { CodecError, decodeCheetah, encodedEntityOf, encodeCheetah, OperationSet } from '@esp/codecs';
-import type { Aor } from '@esp/interfaces';
+import type { Aor, SessionGuarantees } from '@esp/interfaces';
 
 /**
  * A feeding session as SSR artifacts: what a distributor needs to carry a session on after the distributor that held
@@ -34,7 +34,10 @@ export interface SessionArtifact {
    * format 1 or 2, before there were owners).
    */
   owner?: string | undefined;
-  /** Guarantees asked at creation (kept as given; no guarantee is implemented beyond the default ones). */
+  /**
+   * Guarantees asked at creation (MS-FSCDFT 3.5.4.1: one feeding_priority or none), as guaranteeStrings writes them:
+   * `feeding_priority=<priority>`. Kept so that the session keeps them on the distributor that reactivates it.
+   */
   guarantees: string[];
   /** Highest operation id accepted (acknowledged or about to be): a copy with an id at or below it is refused. */
   lastAcceptedOpId: number;
@@ -63,6 +66,24 @@ export class SessionArtifactError extends CodecError {
 /** The SSR artifact id of a feeding session (one namespace per cluster: the SSR cluster is the distributors'). */
 export function sessionArtifactId(id: number): string {
   return `feeding-session-${id}`;
+}
+
+const FEEDING_PRIORITY = /^feeding_priority=(-?\d+)$/;
+
+/** A session's guarantees as its artifact keeps them. */
+export function guaranteeStrings(g: SessionGuarantees): string[] {
+  return g.priority === undefined ? [] : [`feeding_priority=${g.priority}`];
+}
+
+/** The guarantees an artifact kept (guaranteeStrings); SessionArtifactError for one this version does not know. */
+export function guaranteesOf(strings: readonly string[]): SessionGuarantees {
+  let priority: number | undefined;
+  for (const s of strings) {
+    const m = FEEDING_PRIORITY.exec(s);
+    if (!m || priority !== undefined) throw new SessionArtifactError(`session artifact: unknown guarantees ${JSON.stringify(strings)}`);
+    priority = Number(m[1]);
+  }
+  return { priority };
 }
 
 const BATCH_CHILD = /^feeding-session-(\d+)\/batch-(\d+)-(\d+)$/;

@@ -7,6 +7,7 @@ import type { BatchOwners } from '../dispatch/dispatch-target';
 import type { InFlightOperation } from '../dispatch/processor-pool';
 import type { FeedingSession } from './feeding-session';
 import { lostOperationSets } from './lost-operations';
+import type { SessionQuota } from './session-quota';
 
 /**
  * The feeding sessions open on this node, by id, and what becomes of their batches once dispatched: a processed
@@ -19,6 +20,8 @@ export class SessionDirectory implements BatchOwners {
   constructor(
     private readonly mw: Middleware,
     private readonly log: Logger,
+    /** Bytes in flight per client: given back once a batch is processed or lost. */
+    private readonly quota?: SessionQuota,
   ) {}
 
   get(id: number): FeedingSession | undefined {
@@ -56,6 +59,7 @@ export class SessionDirectory implements BatchOwners {
 
   processed(sessionId: number, status: OperationStatusInfo, done: readonly InFlightOperation[]): void {
     const session = this.sessions.get(sessionId);
+    this.quota?.settled(sessionId, status.first_op_id, status.last_op_id);
     if (session && done.length) session.forgetInFlight(status.first_op_id, status.last_op_id);
     session?.callbacks?.enqueue([status]);
   }
@@ -64,6 +68,7 @@ export class SessionDirectory implements BatchOwners {
   async lost(ops: readonly InFlightOperation[], why: string): Promise<void> {
     if (!ops.length) return;
     for (const [sessionId, set] of lostOperationSets(ops)) {
+      this.quota?.lost(sessionId, set.operations.map((o) => o.id));
       const session = this.sessions.get(sessionId);
       if (!session) {
         this.log.error({ session: sessionId, ops: set.operations.length }, 'lost operations of a session that no longer exists');

@@ -10,18 +10,22 @@ import {
   UnknownCollection,
   UnknownSession,
   type Aor,
+  type SessionGuarantees,
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import type { Middleware } from '@esp/middleware';
 import type { Artifact } from '@esp/ssr';
+import type { Clock, IdleReaper } from '@esp/timers';
 import type { CollectionHolder } from '../collection-holder';
 import type { Dispatcher } from '../dispatch/dispatcher';
 import { BatchIntake } from './batch-intake';
 import { clientCallbacks } from './client-callbacks';
 import { FeedingSession } from './feeding-session';
 import { Redispatch } from './redispatch';
-import { batchesToRedispatch, decodeSessionArtifact } from './session-artifact';
+import { batchesToRedispatch, decodeSessionArtifact, guaranteesOf, guaranteeStrings } from './session-artifact';
 import type { SessionDirectory } from './session-directory';
+import type { SessionQuota } from './session-quota';
+import { sessionReaper } from './session-reaper';
 import { assertOwner, INTERNAL, ownerOf, type SessionCaller } from './session-owner';
 import { createSessionStore, type SessionReplicationOptions } from './session-replication';
 import type { SessionStore } from './session-store';
@@ -38,6 +42,11 @@ export interface SessionHostOptions {
   callbackSink: Aor;
   /** Feeding sessions in session replication; undefined: off (a session lives and dies with its distributor). */
   replication: SessionReplicationOptions | undefined;
+  /** Per-client quotas: sessions (and, through the intake, bytes in flight); undefined: none. */
+  quota?: SessionQuota;
+  /** A session with no call and no callback taken by its client for this long is destroyed (ms); undefined: never. */
+  idleMs?: number;
+  clock?: Clock;
 }
 
 /**
@@ -54,15 +63,21 @@ export class SessionHost {
   private stopping = false;
   /** Sessions reactivated here from their SSR artifact. */
   reactivated = 0;
+  /** Destroys sessions whose client is gone: no call and no callback taken for idleMs (undefined: never). */
+  readonly reaper: IdleReaper<number> | undefined;
 
   constructor(private readonly o: SessionHostOptions) {
     this.store = o.replication ? createSessionStore(o.mw, o.log, o.nodeId, o.replication, (a) => this.onSessionTimer(a)) : undefined;
-    this.intake = new BatchIntake(o.dispatcher, () => this.stopping);
+    this.intake = new BatchIntake(o.dispatcher, () => this.stopping, o.quota);
+    this.reaper = o.idleMs
+      ? sessionReaper({ idleMs: o.idleMs, clock: o.clock, sessions: o.sessions, quota: o.quota, log: o.log, destroy: (id) => this.destroy(id), stopping: () => this.stopping })
+      : undefined;
     this.redispatch = new Redispatch({ log: o.log, dispatcher: o.dispatcher, sessions: o.sessions, stopping: () => this.stopping, deadlineMs: o.replication?.redispatchDeadlineMs ?? 60_000 });
   }
 
   /** Joins the session replication cluster (when on). */
   async start(): Promise<void> {
+    this.reaper?.start();
     if (!this.store) return;
     await this.store.node.start();
     this.o.log.info({ cluster: this.o.replication?.cluster ?? 'feeding', name: this.store.node.name, mode: 'ack' }, 'feeding sessions in session replication');
@@ -76,11 +91,13 @@ export class SessionHost {
    * One open at a time per session id: a client's re-open and the session's replica timer may race for it. An
    * existing session (held here or saved in SSR) is opened again only for the caller that proves it created it
    * (./session-owner); for anyone else SessionNotOwned, and the session, its callback and its batches stay as they
-   * were. `recreate`: the indexer's recreate (MS-FSCDFT 3.5.4.3) rather than its create.
+   * were. `recreate`: the indexer's recreate (MS-FSCDFT 3.5.4.3) rather than its create. `guarantees`: those of a
+   * new session (a session that exists, here or in SSR, keeps its own).
    */
-  open(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller & { recreate?: boolean }): Promise<Aor> {
+  open(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller & { recreate?: boolean; guarantees?: SessionGuarantees }): Promise<Aor> {
     const prev = this.opening.get(id) ?? Promise.resolve(undefined as unknown as Aor);
-    const next = prev.catch(() => undefined).then(() => this.openNow(id, collection, callback, external, caller, caller.recreate === true));
+    const guarantees = caller.guarantees ?? { priority: undefined };
+    const next = prev.catch(() => undefined).then(() => this.openNow(id, collection, callback, external, caller, caller.recreate === true, guarantees));
     this.opening.set(id, next);
     void next.catch(() => undefined).finally(() => {
       if (this.opening.get(id) === next) this.opening.delete(id);
@@ -88,7 +105,7 @@ export class SessionHost {
     return next;
   }
 
-  private async openNow(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller, recreate: boolean): Promise<Aor> {
+  private async openNow(id: number, collection: string, callback: Aor | undefined, external: boolean, caller: SessionCaller, recreate: boolean, asked: SessionGuarantees): Promise<Aor> {
     const { mw, log, sessions, collections } = this.o;
     if (!(await collections.has(collection))) {
       throw new UnknownCollection(`collection "${collection}" is not configured (known: ${collections.names().join(', ') || 'none'})`, { collection });
@@ -97,6 +114,7 @@ export class SessionHost {
     const existing = sessions.get(id);
     if (existing) {
       this.checkOwner(id, existing.owner, caller);
+      this.reaper?.touch(id);
       if (existing.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${existing.collection}"`, { session: id });
       if (callback && existing.callbacks?.callback.object_id !== callback.object_id) {
         void existing.callbacks?.close();
@@ -110,7 +128,28 @@ export class SessionHost {
     // replica, or on another instance) is reactivated here by a load request (SSR 2.13, lazy reactivation)
     const saved = this.store ? await this.store.load(id) : undefined;
     if (saved) this.checkOwner(id, saved.owner, caller);
+    const guarantees = saved ? guaranteesOf(saved.guarantees) : asked;
     if (saved && saved.collection !== collection) throw new SystemResourceError(`session id ${id} is in use for collection "${saved.collection}"`, { session: id });
+    // a new session counts against its client's quota (a reactivated one already was its client's: taken whatever)
+    this.admit(id, saved ? saved.owner : ownerOf(caller), saved !== undefined);
+    try {
+      return await this.activateSession(id, collection, callback, external, caller, recreate, saved);
+    } catch (err) {
+      this.o.quota?.release(id);
+      throw err;
+    }
+  }
+
+  private async activateSession(
+    id: number,
+    collection: string,
+    callback: Aor | undefined,
+    external: boolean,
+    caller: SessionCaller,
+    recreate: boolean,
+    saved: Awaited<ReturnType<SessionStore['load']>>,
+  ): Promise<Aor> {
+    const { mw, log, sessions } = this.o;
     const { proxy: factory } = await mw.names.resolveProxy(coreSessionFactoryInterface, INDEXING_DISPATCHER_NAME, { timeoutMs: 10_000 });
     const clientCallback = callback ?? saved?.callback;
     const sink = clientCallback ?? this.o.callbackSink;
@@ -132,6 +171,7 @@ export class SessionHost {
       callbacks: clientCallback ? clientCallbacks(mw, clientCallback, log.child({ session: id })) : undefined,
       // a reactivated session stays its creator's; a new one is the caller's
       owner: saved ? saved.owner : ownerOf(caller),
+      guarantees,
       lastAcceptedOpId: saved?.lastAcceptedOpId ?? -1,
       completedOpId: saved?.completedOpId ?? 0,
       store: this.store,
@@ -140,12 +180,14 @@ export class SessionHost {
     const again = saved ? batchesToRedispatch(saved) : [];
     for (const b of again) session.inFlight.set(b.first, b);
     sessions.add(session);
+    this.reaper?.touch(id);
     if (this.store) {
       try {
         // this distributor owns the session now (a reactivated one: its new callback and its batches in flight)
         await session.save();
       } catch (err) {
         sessions.remove(session);
+        this.reaper?.forget(id);
         await mw.deactivate(session.object).catch(() => undefined);
         session.close();
         throw err;
@@ -155,14 +197,31 @@ export class SessionHost {
       this.reactivated++;
       const ops = again.reduce((n, b) => n + (b.last - b.first + 1), 0);
       log.warn(
-        { session: id, collection, accepted: saved.lastAcceptedOpId, completed: saved.completedOpId, batches: again.length, ops, first: again[0]?.first, last: again[again.length - 1]?.last },
+        { session: id, collection, guarantees: saved.guarantees, accepted: saved.lastAcceptedOpId, completed: saved.completedOpId, batches: again.length, ops, first: again[0]?.first, last: again[again.length - 1]?.last },
         'session reactivated from its replica',
       );
       if (again.length) void this.redispatch.send(session, again);
     } else {
-      log.info({ session: id, collection }, 'session created');
+      log.info({ session: id, collection, guarantees: guaranteeStrings(guarantees) }, 'session created');
     }
     return session.object.aor;
+  }
+
+  /**
+   * Counts a new session against its client's quota. A refusal (QuotaExceeded) is logged: the first ten, then every
+   * hundredth, so that a flood of refused calls does not flood the log too (each is counted in the quota's refusals).
+   */
+  private admit(id: number, owner: string | undefined, force: boolean): void {
+    try {
+      this.o.quota?.admit(id, owner, force);
+    } catch (err) {
+      const data = (err as { data?: Record<string, unknown> }).data ?? {};
+      const refused = this.o.quota?.quota.refusals.get(`sessions/${String(data['scope'])}`) ?? 0;
+      if (refused <= 10 || refused % 100 === 0) {
+        this.o.log.warn({ session: id, client: data['client'], scope: data['scope'], limit: data['limit'], held: data['held'], refused }, 'session refused: the client is at its quota');
+      }
+      throw err;
+    }
   }
 
   /** SessionNotOwned unless the caller opened the session; a refusal is logged (an attempt on someone's session). */
@@ -183,8 +242,16 @@ export class SessionHost {
       return s;
     };
     return {
-      process: (batch: Parameters<BatchIntake['accept']>[1]) => this.intake.accept(held(), batch),
-      accepted_op_id: () => held().lastAcceptedOpId,
+      process: (batch: Parameters<BatchIntake['accept']>[1]) => {
+        const s = held();
+        this.reaper?.touch(id);
+        return this.intake.accept(s, batch);
+      },
+      accepted_op_id: () => {
+        const s = held();
+        this.reaper?.touch(id);
+        return s.lastAcceptedOpId;
+      },
       // the close call is in flight on this very object, which deactivation drains: finish after replying
       close: () => {
         setImmediate(() => void this.destroy(id));
@@ -199,6 +266,8 @@ export class SessionHost {
     if (!s) return;
     this.checkOwner(id, s.owner, caller);
     sessions.remove(s);
+    this.reaper?.forget(id);
+    this.o.quota?.release(id);
     s.close();
     await this.store?.remove(id);
     await mw.deactivate(s.object);
@@ -251,6 +320,7 @@ export class SessionHost {
 
   /** A planned departure: callbacks stop; the others reshape at once and this node's sessions live on in their replicas. */
   async stop(): Promise<void> {
+    this.reaper?.stop();
     for (const s of this.o.sessions.all()) void s.callbacks?.close();
     await this.store?.node.leave().catch((err: Error) => this.o.log.warn({ err: err.message }, 'SSR leave failed'));
   }

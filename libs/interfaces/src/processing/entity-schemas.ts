@@ -3,7 +3,6 @@
  * the entity classes of @esp/codecs already check.
  */
 import {
-  assertSessionGuarantees,
   GuaranteeSet,
   OperationSet,
   OperationState,
@@ -17,20 +16,11 @@ import { cheetahEntity } from './fsidl-types';
 export const guaranteeSetSchema = cheetahEntity(GuaranteeSet);
 
 /**
- * The `guarantees` argument of dispatcher_node create_session / create / recreate (MS-FSCDFT 3.5.4.1-3.5.4.3): it
- * MUST contain either one `cht::core::feeding_priority` or nothing.
+ * The `guarantees` argument of dispatcher_node create_session / create / recreate (MS-FSCDFT 3.5.4.1-3.5.4.3): any
+ * guarantee_set entity. Whether the distributor can keep it (one `cht::core::feeding_priority` or nothing) is the
+ * server's rule, answered with `core::unsupported_guarantee_set` (./session-guarantees), not a malformed argument.
  */
-export const sessionGuaranteesSchema = guaranteeSetSchema.refine(
-  (set) => {
-    try {
-      assertSessionGuarantees(set);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'MUST contain either one cht::core::feeding_priority or an empty collection (MS-FSCDFT 3.5.4.1)' },
-);
+export const sessionGuaranteesSchema = guaranteeSetSchema;
 
 /** `cht::documentmessages::operation_set` (MS-FSDPD 2.2.11): a batch of item operations. */
 export const operationSetSchema = cheetahEntity(OperationSet);

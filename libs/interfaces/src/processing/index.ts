@@ -10,6 +10,7 @@
  */
 export * from './constants';
 export * from './entity-schemas';
+export * from './session-guarantees';
 export * from './master-dispatcher';
 export * from './session-factory';
 export * from './dispatcher-node';

@@ -10,8 +10,10 @@
  * - a name's writes go to esp.ns.w.<name path>: a role writes the names under its own prefix only;
  * - replies come to _INBOX.<user>.>: an identity reads its own replies only;
  * - only the name server touches the esp_names bucket; the object store's chunks are read by the roles that
- *   process documents, and a feed client may only add objects.
+ *   process documents, and a feed client may only add objects (and ask the indexer to delete its own);
+ * - no role but admin may create, update or delete a stream: the stack creates them at start-up.
  */
+import { CONTENT_RELEASE_SUBJECT } from '@esp/claim-check';
 import { DEFAULT_CONTENT_BUCKET, OPERATION_CALLBACK_TYPE, CORE_PROCESSING_SESSION_TYPE, CORE_SESSION_FACTORY_TYPE, PROCESSING_SESSION_TYPE, SEARCH_TYPE } from '@esp/interfaces';
 import { NAME_BUCKET, NAME_WRITE_SUBJECTS, inboxPrefix, nameServerSubject, nameWriteSubject, objectsOfType, RawBus } from '@esp/middleware';
 
@@ -81,14 +83,20 @@ function nameStore(): string[] {
   return [...streamReads(stream), `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.STREAM.MSG.DELETE.${stream}`, `$KV.${NAME_BUCKET}.>`];
 }
 
-/** Opening the content bucket (created by whoever comes first). */
+/**
+ * Opening the content bucket: the stack created it at start-up (jetstream-setup.ts); an opener checks its
+ * configuration (STREAM.INFO) and may not create, update or delete it.
+ */
 function contentOpen(bucket: string): string[] {
-  return ['$JS.API.INFO', `$JS.API.STREAM.INFO.OBJ_${bucket}`, `$JS.API.STREAM.CREATE.OBJ_${bucket}`];
+  return ['$JS.API.INFO', `$JS.API.STREAM.INFO.OBJ_${bucket}`];
 }
 
-/** Adding objects only: a chunk subject is named by a fresh nuid, nothing here reads a chunk back. */
+/**
+ * Adding objects only: a chunk subject is named by a fresh nuid, nothing here reads a chunk back. The stream takes
+ * no rollup headers, so a description published here cannot wipe others; deleting is asked of the stack.
+ */
 function contentAdd(bucket: string): string[] {
-  return [...contentOpen(bucket), `$O.${bucket}.C.>`, `$O.${bucket}.M.>`];
+  return [...contentOpen(bucket), `$O.${bucket}.C.>`, `$O.${bucket}.M.>`, CONTENT_RELEASE_SUBJECT];
 }
 
 /** Reading objects (the processing roles: they fetch what a client checked in). */
@@ -96,9 +104,9 @@ function contentRead(bucket: string): string[] {
   return [...contentOpen(bucket), ...streamReads(`OBJ_${bucket}`)];
 }
 
-/** Reading, adding, replacing and deleting objects. */
+/** Reading, adding, replacing and deleting objects (a delete purges the object's subjects). */
 function contentWrite(bucket: string): string[] {
-  return [...contentRead(bucket), ...contentAdd(bucket), `$JS.API.STREAM.PURGE.OBJ_${bucket}`];
+  return [...contentRead(bucket), ...contentAdd(bucket).filter((s) => s !== CONTENT_RELEASE_SUBJECT), `$JS.API.STREAM.PURGE.OBJ_${bucket}`];
 }
 
 /** A crawl-cluster role: its own addresses (and their control and admin subjects), and sending to any peer. */
@@ -152,7 +160,7 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
     case 'indexer':
       return own(
         [names('esp/subsystems/indexing'), ...objects(T.coreFactory, T.search, T.callback, T.config), ...contentWrite(bucket)],
-        objects(T.coreFactory, T.coreSession, T.search),
+        [...objects(T.coreFactory, T.coreSession, T.search), CONTENT_RELEASE_SUBJECT],
       );
     case 'content-distributor': {
       const ssr = `${RawBus.subject('ssr')}.>`;
