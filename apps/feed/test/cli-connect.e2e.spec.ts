@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsServer, reservePorts, waitFor } from '@esp/testing';
@@ -91,10 +92,19 @@ describe('the command lines and NATS: waiting for the first connection, and no f
     expect(atOnce.ms).toBeLessThan(waited.ms);
   }, 60_000);
 
-  it('no home, no --nats, no $NATS_URL: every command says it found no stack and connects to nothing, even with an open server on the default port', async () => {
-    // an open server where the old fallback went (4222, when it is free here): a command that still fell back to it
-    // would connect and go on (waiting for roles, or failing later with another message)
-    const ns = await NatsServer.start({ port: 4222, jetstream: false }).catch(() => undefined);
+  it('no home, no --nats, no $NATS_URL: every command says it found no stack and makes no connection to 127.0.0.1:4222; with --nats it connects there', async () => {
+    // a listener where the old fallback went (127.0.0.1:4222, when it is free here): it counts the connections a
+    // command that still fell back to it would make (a local user's server there would get the feed)
+    let fallbackConnections = 0;
+    const trap = createServer((sock) => {
+      fallbackConnections++;
+      sock.destroy();
+    });
+    const trapped = await new Promise<boolean>((resolve) => {
+      trap.once('error', () => resolve(false));
+      trap.listen(4222, '127.0.0.1', () => resolve(true));
+    });
+    const ns = await NatsServer.start({ jetstream: false });
     const home = join(dir, 'no-stack-here');
     try {
       for (const [entry, args] of [
@@ -113,14 +123,14 @@ describe('the command lines and NATS: waiting for the first connection, and no f
         expect(help.code).toBe(0);
         for (const s of ['--home', '$ESP_HOME', '$INIT_CWD', '--wait-for-nats']) expect(help.stdout).toContain(s);
       }
+      if (trapped) expect(fallbackConnections).toBe(0);
       // with --nats it connects where it is told
-      if (ns) {
-        const told = await cli(SEARCH, ['x', '--nats', ns.url, '-v'], { ESP_HOME: home });
-        expect(told.stderr).toMatch(/no object serves esp\.ns\.rpc|no indexer is bound/);
-        expect(told.stderr).toContain(`NATS at ${ns.url} (--nats)`);
-      }
+      const told = await cli(SEARCH, ['x', '--nats', ns.url, '-v'], { ESP_HOME: home });
+      expect(told.stderr).toMatch(/no object serves esp\.ns\.rpc|no indexer is bound/);
+      expect(told.stderr).toContain(`NATS at ${ns.url} (--nats)`);
     } finally {
-      await ns?.cleanup();
+      await ns.cleanup();
+      if (trapped) await new Promise((r) => trap.close(r));
     }
   }, 90_000);
 });

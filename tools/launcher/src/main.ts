@@ -14,6 +14,7 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { cliHome, userCwd } from '@esp/cli-options';
 import { ADMIN_READ_OPEN_ENV, ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
 import { ensureAdminSecretFile } from './admin-secret-file';
 import { busRoleOf, DEFAULT_PROCESSORS, ensureBusHome, processorNames, withBusIdentities, type BusHome } from './bus/bus-home';
@@ -46,7 +47,8 @@ Then feed documents with \`npm run feed -- --collection default <files>\`, or cr
 
 Options:
   --home <dir>         state directory (stack.json, NATS data, index, crawl state, configuration)
-                       (default: $ESP_HOME or .esp)
+                       (default: $ESP_HOME or .esp of the repository; a relative path is relative to
+                       the directory npm start was typed in, $INIT_CWD)
   --collections <a,b>  collections to serve (default: $ESP_COLLECTIONS or "default")
   --crawl-nodes <n>    node schedulers of the crawl (default: 1; 0: no crawl roles at all)
   --profile <file>     node profile template; {home}, {config} (<home>/config), {collections} and
@@ -89,7 +91,8 @@ if (!Number.isInteger(crawlNodes) || crawlNodes < 0 || crawlNodes > 64) {
 // every file under the home is its owner's only (the index, crawl state, logs, the NATS store), and so are the
 // files of every process started from here: they inherit the umask
 process.umask(0o077);
-const home = resolve(values.home ?? process.env['ESP_HOME'] ?? '.esp');
+// --home and $ESP_HOME relative to where `npm start` was typed, as for every command line (@esp/cli-options)
+const home = cliHome(process.argv.slice(2), process.env, 'start').home;
 mkdirSync(home, { recursive: true });
 ownerOnlyTree(home); // a home made before the umask
 const say = (line: string) => process.stderr.write(`[launcher] ${line}\n`);
@@ -142,7 +145,7 @@ if (!existsSync(pipelinesFile)) {
   writeFileSync(pipelinesFile, JSON.stringify(DEFAULT_PIPELINES, null, 2) + '\n');
 }
 const profileFile = join(home, 'node.json');
-const profileTemplate = resolve(values.profile ?? DEFAULT_PROFILE);
+const profileTemplate = values.profile ? resolve(userCwd(process.env, 'start'), values.profile) : resolve(DEFAULT_PROFILE);
 // checked before anything starts; written with the config server's URL once it runs
 try {
   withCrawlNodes(fillProfile(profileTemplate, {}), crawlNodes);

@@ -133,7 +133,7 @@ export class FetchReports {
       case 'gone':
         c.stats.errors++;
         s.errors++;
-        s.lastError = `${uri}: HTTP ${outcome.status}`;
+        s.lastError = `${uri}: HTTP ${outcome.status}`.slice(0, MAX_REASON_CHARS);
         this.deps.log?.info({ collection: c.name, uri, reason: `HTTP ${outcome.status}` }, 'fetch failed');
         break;
       case 'deferred':
