@@ -83,9 +83,10 @@ export class SessionNotOwned extends UserException {
 }
 
 /**
- * Ours: the caller's client is at one of its limits (docs/security.md, "Quotas"): `data.resource` names which
- * (`sessions`, `bytes_in_flight`; a global bound says `scope: 'global'`), with `limit` and `held`. Nothing was taken.
- * Not retryable as such: the same call fails the same way until the client closes sessions or its batches finish.
+ * Ours: the caller's client is at one of its limits (docs/security.md, "Quotas, reaping and gone callbacks"):
+ * `data.resource` names which (`sessions`), `data.scope` whether the client's own limit or the bound of all clients
+ * (`client`, `global`), with `client`, `limit` and `held`. Nothing was taken. Not retryable: the same call fails the
+ * same way until the client closes sessions, or idle ones are reaped.
  */
 export class QuotaExceeded extends UserException {
   override name = 'QuotaExceeded';
@@ -102,6 +103,17 @@ export class BatchNotAuthorized extends UserException {
   override readonly code = 'batch_not_authorized';
 }
 
+/**
+ * Ours: the caller's client is at a limit on something that comes back by itself (`bytes_in_flight`: its batches
+ * accepted and not yet processed). Nothing was taken; retryable: the same batch, once some of them are processed.
+ * `data` as QuotaExceeded's.
+ */
+export class InFlightQuotaExceeded extends UserException {
+  override name = 'InFlightQuotaExceeded';
+  override readonly code = 'in_flight_quota_exceeded';
+  override readonly retryable = true;
+}
+
 const registry = new ExceptionRegistry<UserException>(UserException, [
   UnknownCollection,
   UnsupportedGuaranteeSet,
@@ -114,6 +126,7 @@ const registry = new ExceptionRegistry<UserException>(UserException, [
   SessionNotOwned,
   QuotaExceeded,
   BatchNotAuthorized,
+  InFlightQuotaExceeded,
 ]);
 
 /** Makes a user exception class rebuildable from its code on the receiving side. */

@@ -1,4 +1,4 @@
-import { QuotaExceeded } from '@esp/interfaces';
+import { InFlightQuotaExceeded, QuotaExceeded } from '@esp/interfaces';
 
 /**
  * What one client may hold on this distributor, and what all of them together may (docs/security.md, "Quotas"), so
@@ -31,6 +31,13 @@ export const NO_OWNER_KEY = 'no-owner-token';
 export function clientKeyOf(owner: string | undefined): string {
   return owner === undefined ? NO_OWNER_KEY : `owner:${owner.slice(0, 16)}`;
 }
+
+/**
+ * Resources a client gets back by itself (its batches are processed): at the limit the call is retryable
+ * (InFlightQuotaExceeded, in_flight_quota_exceeded), so a feed waits instead of failing its documents. The others
+ * (sessions) come back only when the client closes something or the reaper does: QuotaExceeded, not retryable.
+ */
+const COMES_BACK = new Set<string>(['bytes_in_flight']);
 
 /** How a limit is named where an operator changes it. */
 const FLAGS: Record<string, { client: string; global: string }> = {
@@ -100,6 +107,7 @@ export class ClientQuota {
       scope === 'client'
         ? `client ${client} holds ${held} ${what} on this content distributor, its most${setBy}; ${resource === 'sessions' ? 'close sessions, or wait until idle ones are reaped' : 'wait until its batches are processed'}`
         : `this content distributor holds ${held} ${what} of all clients, the most it takes${setBy}; retry later`;
-    throw new QuotaExceeded(message, { resource, scope, client, limit, held, requested: amount });
+    const data = { resource, scope, client, limit, held, requested: amount };
+    throw COMES_BACK.has(resource) ? new InFlightQuotaExceeded(message, data) : new QuotaExceeded(message, data);
   }
 }

@@ -1,15 +1,15 @@
-import { QuotaExceeded, userExceptionFromWire } from '@esp/interfaces';
+import { InFlightQuotaExceeded, QuotaExceeded, userExceptionFromWire } from '@esp/interfaces';
 import { describe, expect, it } from 'vitest';
 import { ClientQuota, clientKeyOf, NO_OWNER_KEY } from './client-quota';
 import { SessionQuota } from './session-quota';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
-const refusal = (fn: () => void): QuotaExceeded => {
+const refusal = (fn: () => void): QuotaExceeded | InFlightQuotaExceeded => {
   try {
     fn();
   } catch (err) {
-    return err as QuotaExceeded;
+    return err as QuotaExceeded | InFlightQuotaExceeded;
   }
   throw new Error('not refused');
 };
@@ -43,7 +43,11 @@ describe('ClientQuota', () => {
   it('amounts count (bytes); a refusal takes nothing; give never goes below zero; force takes past the limits', () => {
     const q = new ClientQuota({ perClient: { bytes_in_flight: 1000 }, global: {} });
     q.take('a', 'bytes_in_flight', 900);
-    expect(refusal(() => q.take('a', 'bytes_in_flight', 101)).data).toMatchObject({ resource: 'bytes_in_flight', requested: 101, held: 900 });
+    const over = refusal(() => q.take('a', 'bytes_in_flight', 101));
+    // bytes in flight come back by themselves: retryable, so that a feed waits rather than fails
+    expect(over).toBeInstanceOf(InFlightQuotaExceeded);
+    expect(over).toMatchObject({ code: 'in_flight_quota_exceeded', retryable: true, data: { resource: 'bytes_in_flight', requested: 101, held: 900 } });
+    expect(userExceptionFromWire(over.code, over.message, over.data)).toBeInstanceOf(InFlightQuotaExceeded);
     expect(q.heldBy('a', 'bytes_in_flight')).toBe(900);
     q.take('a', 'bytes_in_flight', 100);
     q.give('a', 'bytes_in_flight', 5000);
