@@ -7,7 +7,18 @@
  */
 import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation } from '@esp/codecs';
 import { FeedingClient } from '@esp/content-client';
-import { coreSessionInterface, INDEX_SEARCH_NAME, INDEXING_DISPATCHER_NAME, coreSessionFactoryInterface, searchInterface, type Aor } from '@esp/interfaces';
+import {
+  coreSessionFactoryInterface,
+  coreSessionInterface,
+  dispatcherNodeName,
+  INDEX_SEARCH_NAME,
+  INDEXING_DISPATCHER_NAME,
+  processorServerInterface,
+  processorServerObjectId,
+  procserverHandlerInterface,
+  searchInterface,
+  type Aor,
+} from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { unpackValue, type Middleware } from '@esp/middleware';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +158,18 @@ describe('attacks with a leaked item-processor password fail, and feeding goes o
     expect(real.next.object_id).toMatch(/^indexing-session-\d+-[0-9a-f]{24}$/);
     await feedsAfter('after-index-rewrite');
   }, 90_000);
+
+  it("registering under another processor's name, or a new one, with an object of its own to draw batches: refused", async () => {
+    const { proxy: handler, binding } = await attacker.names.resolveProxy(procserverHandlerInterface, dispatcherNodeName(0));
+    const own = (name: string): Aor => ({ name: '', host: binding.aor.host, port: binding.aor.port, object_id: processorServerObjectId(name, 999_999), interface_type: processorServerInterface.type, interface_version: processorServerInterface.version });
+    // an object the attacker may serve (its own name), registered as item-processor-2 or as a new item-processor-3
+    for (const name of ['item-processor-2', 'item-processor-3']) {
+      await expect(handler.register_procserver(own('item-processor-1'), name, 'attacker', 999_999, 0), name).rejects.toThrow(/must have an id starting with "processor_server\/item-processor-[23]\/"/);
+    }
+    // an object of the new name's is registered, but the attacker cannot serve it: no batch reaches it
+    expect(await trySubscribe(attacker, `esp.obj.processing::processor_server.*.*.processor_server.item-processor-3.>`)).toBe('denied');
+    await feedsAfter('after-register-as-other');
+  }, 60_000);
 
   it('no process of the stack was refused anything, nor stopped', () => {
     for (const [name, p] of Object.entries(rig.procs)) {
