@@ -7,7 +7,18 @@
  */
 import { DocumentEntity, DocumentId, OperationSet, StringAttribute, UpdateOperation } from '@esp/codecs';
 import { FeedingClient } from '@esp/content-client';
-import { coreSessionInterface, INDEX_SEARCH_NAME, INDEXING_DISPATCHER_NAME, coreSessionFactoryInterface, searchInterface, type Aor } from '@esp/interfaces';
+import {
+  coreSessionFactoryInterface,
+  coreSessionInterface,
+  dispatcherNodeName,
+  INDEX_SEARCH_NAME,
+  INDEXING_DISPATCHER_NAME,
+  processorServerInterface,
+  processorServerObjectId,
+  procserverHandlerInterface,
+  searchInterface,
+  type Aor,
+} from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { unpackValue, type Middleware } from '@esp/middleware';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,9 +132,13 @@ describe('attacks with a leaked item-processor password fail, and feeding goes o
     await attacker.nc.flush();
     // a session that stays open while the attacker uses what it heard of it
     const bystander = await FeedingClient.open({ mw: rig.client, collection: COLLECTION, log });
-    for (let i = 0; i < 200; i++) await bystander.feed({ id: `bystander-${i}`, attributes: { title: `bystander ${i}`, body: `words of bystander ${i}`, content_type: 'text/plain' } });
-    expect((await bystander.drain(30_000)).unfinished).toEqual([]);
-    rig.countFed(200);
+    // batches of 100 until one went to item-processor-1 (the dispatch rule may pick the other one first)
+    let fedBystander = 0;
+    while (heard.length === 0 && fedBystander < 1_000) {
+      for (let i = 0; i < 100; i++, fedBystander++) await bystander.feed({ id: `bystander-${fedBystander}`, attributes: { title: `bystander ${fedBystander}`, body: `words of bystander ${fedBystander}`, content_type: 'text/plain' } });
+      expect((await bystander.drain(30_000)).unfinished).toEqual([]);
+    }
+    rig.countFed(fedBystander);
     own.unsubscribe();
     expect(heard.length, 'batches of item-processor-1 heard on its own subject').toBeGreaterThan(0);
     const real = heard[0] as { next: Aor; args: unknown[] };
@@ -147,6 +162,18 @@ describe('attacks with a leaked item-processor password fail, and feeding goes o
     expect(real.next.object_id).toMatch(/^indexing-session-\d+-[0-9a-f]{24}$/);
     await feedsAfter('after-index-rewrite');
   }, 90_000);
+
+  it("registering under another processor's name, or a new one, with an object of its own to draw batches: refused", async () => {
+    const { proxy: handler, binding } = await attacker.names.resolveProxy(procserverHandlerInterface, dispatcherNodeName(0));
+    const own = (name: string): Aor => ({ name: '', host: binding.aor.host, port: binding.aor.port, object_id: processorServerObjectId(name, 999_999), interface_type: processorServerInterface.type, interface_version: processorServerInterface.version });
+    // an object the attacker may serve (its own name), registered as item-processor-2 or as a new item-processor-3
+    for (const name of ['item-processor-2', 'item-processor-3']) {
+      await expect(handler.register_procserver(own('item-processor-1'), name, 'attacker', 999_999, 0), name).rejects.toThrow(/must have an id starting with "processor_server\/item-processor-[23]\/"/);
+    }
+    // an object of the new name's is registered, but the attacker cannot serve it: no batch reaches it
+    expect(await trySubscribe(attacker, `esp.obj.processing::processor_server.*.*.processor_server.item-processor-3.>`)).toBe('denied');
+    await feedsAfter('after-register-as-other');
+  }, 60_000);
 
   it('no process of the stack was refused anything, nor stopped', () => {
     for (const [name, p] of Object.entries(rig.procs)) {

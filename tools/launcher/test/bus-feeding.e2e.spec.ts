@@ -47,7 +47,8 @@ describe('the feeding chain on the least-privilege bus (processes with their own
       svc('indexer', 'apps/indexer/src/main.ts', ['--data', join(dir, 'index'), '--collections', 'e2e']),
       svc('content-distributor', 'apps/content-distributor/src/main.ts', ['--collections', 'e2e', '--lease-seconds', '300']),
     ]);
-    await svc('item-processor', 'apps/item-processor/src/main.ts', ['--name', 'ip-1', '--status-port', '0', '--pipeline-config', pipeline]);
+    // an item processor's user is its name: it serves its own processor_server objects only
+    procs.push(await ChildService.start({ entry: 'apps/item-processor/src/main.ts', args: ['--nats', bus.url, '--name', 'item-processor-1', '--status-port', '0', '--pipeline-config', pipeline], env: bus.processorEnv('item-processor-1'), startTimeoutMs: 60_000 }));
     client = await bus.connect('client', { timeoutMs: 30_000 });
   }, 180_000);
   afterAll(async () => {

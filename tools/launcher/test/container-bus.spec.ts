@@ -50,8 +50,18 @@ describe('the secured bus of a container stack', () => {
       expect(readFileSync(join(roleDir(roles, role), 'password'), 'utf8')).toBe(`${bus.env(role)['NATS_PASSWORD']}\n`);
       expect(readFileSync(join(roleDir(roles, role), 'ca.pem'), 'utf8')).toBe(readFileSync(bus.caFile, 'utf8'));
     }
+    // the batch key for the indexer and the distributors alone; a password per item processor in theirs
+    const key = readFileSync(bus.batchKeyFile);
+    for (const role of ['indexer', 'content-distributor'] as const) expect(readFileSync(join(roleDir(roles, role), 'batch-key'))).toEqual(key);
+    expect(() => statSync(join(roleDir(roles, 'item-processor'), 'batch-key'))).toThrow();
+    for (const name of ['item-processor-1', 'item-processor-2']) {
+      const file = join(roleDir(roles, 'item-processor'), name, 'password');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, 'utf8')).toBe(readFileSync(bus.processorEnv(name)['NATS_PASSWORD_FILE'] as string, 'utf8'));
+    }
     const again = ensureBusHome(home, '2.9', { hosts });
     writeRoleDirs(again, roles);
+    expect(readFileSync(again.batchKeyFile)).toEqual(key);
     expect(again.env('indexer')).toEqual(bus.env('indexer'));
     expect(readFileSync(again.caFile, 'utf8')).toBe(readFileSync(bus.caFile, 'utf8'));
   });
@@ -75,6 +85,10 @@ describe('the secured bus of a container stack', () => {
     if (typeof security === 'string') throw new Error(security);
     const mw = await Middleware.connect({ name: 'client', servers: ns.url, security, logger });
     await mw.close();
+    // an item processor of docker.json, as the node controller starts it: NATS_USER={name}, its password's file
+    const ip = natsSecurity({}, { NATS_USER: 'item-processor-2', NATS_PASSWORD_FILE: join(roleDir(roles, 'item-processor'), 'item-processor-2', 'password'), NATS_CA: join(dir, 'ca.pem') });
+    if (typeof ip === 'string') throw new Error(ip);
+    await (await Middleware.connect({ name: 'item-processor-2', servers: ns.url, security: ip, logger })).close();
     await expect(Middleware.connect({ name: 'anon', servers: ns.url, security: { tls: { caFile: join(dir, 'ca.pem') } }, logger })).rejects.toThrow(/Check the NATS credentials/);
   });
 });

@@ -1,7 +1,7 @@
 import type { OperationStatusInfo } from '@esp/codecs';
-import { processorServerInterface, type Aor, type BatchSigner } from '@esp/interfaces';
+import { processorServerIdPrefix, processorServerInterface, type Aor, type BatchSigner } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
-import type { Middleware } from '@esp/middleware';
+import { BadParameter, type Middleware } from '@esp/middleware';
 import { decodeLivenessMessage, HEARTBEAT_INTERVAL_MS, HEARTBEAT_LIVENESS, LivenessTracker } from '@esp/ppp';
 import type { Clock } from '@esp/timers';
 import type { BatchOwners } from './dispatch-target';
@@ -26,7 +26,11 @@ export interface ProcessorsOptions {
   goneProbe?: boolean;
   /** The node-controller restart hook: after a Lease Timeout, and when PPP liveness declares a processor dead. */
   restart?: (p: { name: string; pid: number; host: string }) => void | Promise<void>;
-  /** Signs each batch handed to a processor (the indexer checks the token). */
+  /**
+   * Signs each batch handed to a processor (the indexer checks the token). With it (the secured stack), a processor
+   * registers only an object of its own name (processor_server/<name>/...), which the bus lets only that processor's
+   * identity serve: one identity cannot register as another processor and draw its share of the batches.
+   */
   batchSigner?: BatchSigner;
 }
 
@@ -69,6 +73,12 @@ export class Processors {
   }
 
   register(procserver: Aor, name: string, hostname: string, pid: number): void {
+    const own = `${processorServerIdPrefix(name)}/`;
+    if (this.o.batchSigner && !procserver.object_id.startsWith(own)) {
+      const reason = `the processor_server object of item processor "${name}" must have an id starting with "${own}", not "${procserver.object_id}"`;
+      this.o.log.warn({ procserver: name, object_id: procserver.object_id }, 'registration refused: the object is not the named processor\'s');
+      throw new BadParameter(reason, { argument: 'procserver', reason });
+    }
     const previous = this.pool.get(name);
     // a processor that comes back under the same name lost whatever it held: report it now, not at the lease
     if (previous && previous.inFlight.length) {

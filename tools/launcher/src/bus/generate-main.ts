@@ -17,9 +17,10 @@ import { versionAtLeast } from './nats-config';
 
 const HELP = `Usage: generate-main --home <dir> [options]
 
-Writes <home>/nats-auth: nats.conf (TLS, JetStream, one user per role), server.pem (its own CA) and its key,
-passwords.json, client.env and admin.env, and roles/<role>/{password,ca.pem} for each role. Existing passwords and
-a certificate that serves every --host are kept.
+Writes <home>/nats-auth: nats.conf (TLS, JetStream, one user per role and per item processor), server.pem (its
+own CA) and its key, passwords.json, batch-key, client.env and admin.env, and roles/<role>/{password,ca.pem} for
+each role (with batch-key for the indexer and content-distributor, and <name>/password for each item processor in
+roles/item-processor). Existing passwords, the batch key and a certificate that serves every --host are kept.
 
 Options:
   --home <dir>             the directory to write into (required)
@@ -27,6 +28,8 @@ Options:
   --server-version <v>     the nats-server version the configuration is for ($NATS_SERVER_VERSION)
   --nats-image <image>     else the version in this image's tag, e.g. nats:2.10-alpine ($NATS_IMAGE)
   --owner <uid>:<gid>      owner of the role directories (the apps' user)
+  --processor <name>       an item processor with a user of its own (repeatable; default item-processor-1,
+                           item-processor-2: the instances of tools/launcher/profiles/docker.json)
   -h, --help               show this help
 `;
 
@@ -45,6 +48,7 @@ const { values } = (() => {
         'server-version': { type: 'string' },
         'nats-image': { type: 'string' },
         owner: { type: 'string' },
+        processor: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -70,7 +74,7 @@ const version = values['server-version'] || process.env['NATS_SERVER_VERSION'] |
 if (!version) log.warn({ image }, 'nats-server version unknown (no --server-version, and no version in the image tag): sync_interval is left out');
 
 try {
-  const bus = ensureBusHome(values.home as string, version ?? '0.0.0', values.host?.length ? { hosts: values.host } : {});
+  const bus = ensureBusHome(values.home as string, version ?? '0.0.0', { ...(values.host?.length ? { hosts: values.host } : {}), ...(values.processor?.length ? { processors: values.processor } : {}) });
   writeRoleDirs(bus, join(bus.dir, 'roles'), owner);
   log.info({ dir: bus.dir, serverVersion: version, syncAlways: version ? versionAtLeast(version, 2, 10) : false, hosts: values.host }, 'secured bus files ready');
 } catch (err) {
