@@ -8,7 +8,7 @@
  * Logs `ready` with `xmlrpc_url` once bound.
  */
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { CONFIG_STATE_CHANGING, ConfigServer } from './config-server';
@@ -48,7 +48,7 @@ try {
   process.exit(1);
 }
 const advertised = cli.listen === '0.0.0.0' || cli.listen === '::' ? '127.0.0.1' : cli.listen;
-log.info({ xmlrpc_url: `http://${advertised}:${server.port}${XMLRPC_PATH}`, port: server.port, listen: cli.listen, collections: config.collectionNames, pipelines: config.pipelineNames }, 'ready');
+announceReady(log, { xmlrpc_url: `http://${advertised}:${server.port}${XMLRPC_PATH}`, port: server.port, listen: cli.listen, collections: config.collectionNames, pipelines: config.pipelineNames });
 
 process.on('SIGHUP', () => {
   config.reload().catch((err: Error) => log.error({ err: err.message }, 'reload refused; the previous configuration stays'));

@@ -7,7 +7,7 @@
  */
 import { stopOnSignals, useNonIncrementalMarking } from '@esp/cli-options';
 import { keepEncodedForms, OperationSet } from '@esp/codecs';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { BATCH_KEY_ENV, BatchSigner, CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { parseCli } from './cli';
@@ -85,7 +85,7 @@ try {
   await mw.close();
   process.exit(1);
 }
-log.info({ port: cd.port, collections: cli.configService ? `config server (${CONFIG_SERVICE_NAME})` : cli.collections, role: cd.role }, 'ready');
+announceReady(log, { port: cd.port, collections: cli.configService ? `config server (${CONFIG_SERVICE_NAME})` : cli.collections, role: cd.role });
 
 stopOnSignals(
   log,

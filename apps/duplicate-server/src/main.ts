@@ -5,7 +5,7 @@
  *   tsx apps/duplicate-server/src/main.ts --id dup1 --data .esp/dup1 --replica dup1r
  */
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { startDuplicateServer } from './duplicate-server';
@@ -31,7 +31,7 @@ const server = await startDuplicateServer(mw.bus, { ...cli, log }).catch((err: E
   log.fatal({ err: err.message, data: cli.dataDir }, 'cannot open the checksum store');
   process.exit(1);
 });
-log.info({ address: server.address, replica: cli.replica, data: cli.dataDir, collections: server.machine.collectionNames() }, 'ready');
+announceReady(log, { address: server.address, replica: cli.replica, data: cli.dataDir, collections: server.machine.collectionNames() });
 
 stopOnSignals(
   log,

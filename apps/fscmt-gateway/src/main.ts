@@ -5,7 +5,7 @@
  *   python3 my_node_scheduler.py 127.0.0.1 13000      # a socket + marshal node scheduler joins the crawl
  */
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { startGateway } from './gateway';
@@ -29,7 +29,7 @@ const gateway = await startGateway(mw.bus, { ...cli, log }).catch((err: Error) =
   log.fatal({ err: err.message }, 'cannot start the listeners');
   process.exit(1);
 });
-log.info({ listeners: gateway.listeners, connect: cli.connect.map((c) => `${c.host}:${c.port}`) }, 'ready');
+announceReady(log, { listeners: gateway.listeners, connect: cli.connect.map((c) => `${c.host}:${c.port}`) });
 
 stopOnSignals(log, async () => {
   await gateway.stop();

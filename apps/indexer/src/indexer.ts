@@ -71,6 +71,12 @@ export interface IndexerOptions {
   configured?: (collection: string) => Promise<boolean>;
   /** The batch key's signer (ESP_BATCH_KEY_FILE): unpredictable session object ids, batches taken only with their token. */
   batchSigner?: BatchSigner;
+  /**
+   * The collections of the configuration (the config server's get_collections), opened at start beside
+   * `collections`: a collection added in an earlier run (a crawl's) is searchable at once after a restart, before
+   * anything is fed into it. When it fails, the indexer starts with `collections` and opens the others on first use.
+   */
+  configuredCollections?: () => Promise<string[]>;
   /** Bind the factory and search objects in the name server (default true). */
   bind?: boolean;
   logger?: Logger;
@@ -103,6 +109,13 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
   if (bad !== undefined) throw new Error(`startIndexer: ${JSON.stringify(bad)} is not a valid collection name`);
   const port = (opts.basePort ?? DEFAULT_BASE_PORT) + INTERNAL_PORT_OFFSET;
 
+  if (opts.configuredCollections) {
+    try {
+      for (const c of await opts.configuredCollections()) if (isCollectionName(c) && !names.includes(c)) names.push(c);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "cannot list the configuration's collections: the others are opened when first used");
+    }
+  }
   const collections = OpenCollections.open({ dataDir: opts.dataDir, maxBatchesPerCommit: opts.maxBatchesPerCommit ?? 32, log }, names);
   const configured = opts.configured;
   const admission = configured && new CollectionAdmission({ served: (c) => collections.has(c), configured, open: (name) => collections.add(name), log });
@@ -138,7 +151,16 @@ export async function startIndexer(opts: IndexerOptions): Promise<Indexer> {
       : dispatcher;
     const factoryObj = await mw.activate(coreSessionFactoryInterface, factory, { object_id: FACTORY_OBJECT_ID, port, name: INDEXING_DISPATCHER_NAME });
     objects.push(factoryObj as unknown as ServerObject<never>);
-    const searchObj = await mw.activate(searchInterface, new SearchService(collections), { object_id: SEARCH_OBJECT_ID, port, name: INDEX_SEARCH_NAME });
+    // a search of a collection added there (not fed yet) opens it too: no hits rather than unknown_collection
+    const searcher = new SearchService(collections);
+    const search: Implementation<typeof searchInterface> = admission
+      ? {
+          get: async (collection, id) => (await admission.admit(collection), searcher.get(collection, id)),
+          search: async (collection, query, limit, offset) => (await admission.admit(collection), searcher.search(collection, query, limit, offset)),
+          count: async (collection) => (await admission.admit(collection), searcher.count(collection)),
+        }
+      : searcher;
+    const searchObj = await mw.activate(searchInterface, search, { object_id: SEARCH_OBJECT_ID, port, name: INDEX_SEARCH_NAME });
     objects.push(searchObj as unknown as ServerObject<never>);
     if (opts.bind ?? true) {
       // a binding left by an indexer that died (on another host, or under another object id) is taken over

@@ -8,8 +8,9 @@
  */
 import { BATCH_KEY_ENV, BatchSigner, CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
+import { retry } from '@esp/timers';
 import { parseCli } from './cli';
 import { startIndexer } from './indexer';
 
@@ -38,6 +39,11 @@ const mw = await Middleware.connect({ name: 'indexer', servers: cli.nats, securi
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });
+/** The collections of the config server at fds/configservice. */
+const configuredCollections = async (): Promise<string[]> => {
+  const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 5000 });
+  return (await proxy.get_collections()).map((c) => c.name);
+};
 const indexer = await startIndexer({
   mw,
   dataDir: cli.dataDir,
@@ -47,19 +53,16 @@ const indexer = await startIndexer({
   sessionIdleMs: cli.sessionIdleMs,
   callbackGiveUpMs: cli.callbackGiveUpMs,
   batchSigner,
-  configured: cli.configService
-    ? async (collection) => {
-        const { proxy } = await mw.names.resolveProxy(configServiceInterface, CONFIG_SERVICE_NAME, { timeoutMs: 5000 });
-        return (await proxy.get_collections()).some((c) => c.name === collection);
-      }
-    : undefined,
+  configured: cli.configService ? async (collection) => (await configuredCollections()).includes(collection) : undefined,
+  // at start the config server may still be starting (docker compose starts both at once): asked for up to 15 s
+  configuredCollections: cli.configService ? () => retry(configuredCollections, { deadlineMs: 15_000, initialMs: 200, maxMs: 2000 }) : undefined,
   logger: log,
 }).catch(async (err: Error) => {
   log.fatal({ err: err.message }, 'cannot start');
   await mw.close();
   process.exit(1);
 });
-log.info({ nats: cli.nats, data: cli.dataDir, collections: cli.collections, port: indexer.port, factory: indexer.factory, search: indexer.search }, 'ready');
+announceReady(log, { nats: cli.nats, data: cli.dataDir, collections: indexer.collections, port: indexer.port, factory: indexer.factory, search: indexer.search });
 
 stopOnSignals(
   log,

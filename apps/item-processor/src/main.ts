@@ -7,7 +7,7 @@
  *
  * Run as many as you like: each has its own name (default procserver_<host>_<pid>).
  */
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { parseCli } from './cli';
 import { startItemProcessor, type ItemProcessor } from './item-processor';
 
@@ -63,4 +63,4 @@ try {
   process.exit(1);
 }
 await ip.whenRegistered();
-if (!stopping) log.info({ name: ip.name, status_url: ip.status_url }, 'ready');
+if (!stopping) announceReady(log, { name: ip.name, status_url: ip.status_url });

@@ -8,7 +8,7 @@
  * It serves the crawl cluster's administration (crawl::admin: what `npm run crawl` talks to) beside its address.
  */
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { CONFIG_SERVICE_NAME, configServiceInterface } from '@esp/interfaces';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
@@ -57,7 +57,7 @@ await serveCrawlAdmin(mw, mns, { cluster: cli.cluster, id: cli.id, source, regis
 for (const c of registerCollection ? collections : []) {
   registerCollection?.(c.name).catch((err: Error) => log.warn({ collection: c.name, err: err.message }, 'collection not made known to the config server'));
 }
-log.info({ address: mns.address, collections: collections.map((c) => c.name) }, 'ready');
+announceReady(log, { address: mns.address, collections: collections.map((c) => c.name) });
 
 // SIGHUP: read the configuration files again; collections added, changed or gone are added, updated or removed on
 // every node (an invalid file leaves everything as it was)

@@ -12,7 +12,7 @@
  * DNS cache, crawl IP permissions and the nodes' statistics.
  *
  * Every change of what must survive a restart (collections and epochs, queued entries, routes, IP permissions, DNS
- * answers) is written through `store` as it happens; `restore()` takes it back. An entry handed to a node leaves
+ * answers, the nodes' counters) is written through `store` as it happens; `restore()` takes it back. An entry handed to a node leaves
  * the store only when `onHandedOut` says so (the transport retires it once the message is known to have left).
  */
 import {
@@ -273,6 +273,8 @@ export class MultinodeSchedulerMachine {
         const c = this.collections.get(msg.dspecName);
         if (c && msg.stats instanceof FswcuDict) {
           addStats(c.stats, node.id, msg.stats);
+          // the sums, not the delta: `crawl status` shows the same counts after a restart
+          this.store.putStats({ collection: msg.dspecName, node: node.id, counters: Object.fromEntries(c.stats.get(node.id) ?? []) });
           this.progress.report(msg.dspecName, node.id, msg.stats);
         }
         return;

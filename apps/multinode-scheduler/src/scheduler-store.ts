@@ -1,7 +1,8 @@
 /**
  * What the multinode scheduler must not forget across a restart (kill -9 included): the collections it serves with
  * their epochs, the crawl queue entries not yet handed to a node scheduler, the site routes, the per-IP crawl
- * permissions and (optionally useful) the DNS cache. The machine writes through this interface as it changes;
+ * permissions, the counters the node schedulers reported (what `crawl status` shows) and (optionally useful) the
+ * DNS cache. The machine writes through this interface as it changes;
  * `SqliteSchedulerStore` keeps it on disk, `NullSchedulerStore` keeps nothing (the scheduler without `--data`).
  *
  *   const store = new SqliteSchedulerStore('.esp/mns');
@@ -41,6 +42,14 @@ export interface StoredSchedulerState {
   routes: Array<{ collection: string; site: string; node: string }>;
   ips: Array<{ ip: string; node: string; site: string }>;
   dns: StoredDns[];
+  /** Per collection and node, the sums of the counters it reported (CMD_UM_STAT deltas). */
+  stats: StoredStats[];
+}
+
+export interface StoredStats {
+  collection: string;
+  node: string;
+  counters: Record<string, number>;
 }
 
 export interface SchedulerStore {
@@ -57,6 +66,8 @@ export interface SchedulerStore {
   /** Without site: every site of the IP. */
   deleteIp(ip: string, site?: string): void;
   putDns(d: StoredDns): void;
+  /** The node's counter sums for the collection, as they are now (replacing what was stored). */
+  putStats(s: StoredStats): void;
   /** fn as one atomic unit: a batch of messages commits together (nested calls join the outer one). */
   transaction(fn: () => void): void;
   close(): void;
@@ -65,7 +76,7 @@ export interface SchedulerStore {
 /** Keeps nothing: a scheduler without a data directory starts empty after a restart. */
 export class NullSchedulerStore implements SchedulerStore {
   load(): StoredSchedulerState {
-    return { collections: [], entries: [], routes: [], ips: [], dns: [] };
+    return { collections: [], entries: [], routes: [], ips: [], dns: [], stats: [] };
   }
   putCollection(): void {
     // nothing kept
@@ -95,6 +106,9 @@ export class NullSchedulerStore implements SchedulerStore {
     // nothing kept
   }
   putDns(): void {
+    // nothing kept
+  }
+  putStats(): void {
     // nothing kept
   }
   transaction(fn: () => void): void {

@@ -212,3 +212,35 @@ describe('entries handed out stay until the node vouches for them (a nats-server
     ]);
   });
 });
+
+describe('the counters the nodes reported survive a restart (what crawl status shows)', () => {
+  it('sums per node come back; new deltas add to them; a removed collection takes its counters along', () => {
+    const dir = dataDir();
+    const clock = new ManualClock(1_000_000);
+    const config = [{ name: 'web', dspec, startUris: ['http://127.0.0.1:8001/'] }];
+    const stat = (fetched: number, fed: number) => ({ command: 'CMD_UM_STAT' as const, dspecName: 'web', stats: new FswcuDict([[fswcuBytes('fetched'), fetched], [fswcuBytes('fed'), fed]]) });
+    const r1 = run(dir, clock);
+    reconcile(r1.m, config);
+    r1.init(A, 'n1');
+    r1.init(B, 'n2');
+    r1.send(A, stat(3, 2));
+    r1.send(A, stat(4, 4));
+    r1.send(B, stat(1, 1));
+    expect(r1.m.totalStats('web')).toEqual({ fetched: 8, fed: 7 });
+
+    const r2 = run(dir, clock);
+    reconcile(r2.m, config);
+    expect(r2.m.totalStats('web')).toEqual({ fetched: 8, fed: 7 });
+    r2.init(A, 'n1');
+    r2.send(A, stat(2, 1));
+    expect(r2.m.totalStats('web')).toEqual({ fetched: 10, fed: 8 });
+    expect(new SqliteSchedulerStore(dir).load().stats).toEqual(
+      expect.arrayContaining([
+        { collection: 'web', node: 'n1', counters: { fetched: 9, fed: 7 } },
+        { collection: 'web', node: 'n2', counters: { fetched: 1, fed: 1 } },
+      ]),
+    );
+    r2.store.deleteCollection('web');
+    expect(new SqliteSchedulerStore(dir).load().stats).toEqual([]);
+  });
+});

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildFscmtNodeSchedulerMessage, decodeFswcu, encodeFswcu, FswcuDict, readFscmtNodeSchedulerMessage, type FscmtAddrinfoResult } from '@esp/codecs';
-import type { SchedulerStore, StoredDns, StoredEntry, StoredSchedulerCollection, StoredSchedulerState } from './scheduler-store';
+import type { SchedulerStore, StoredDns, StoredEntry, StoredSchedulerCollection, StoredSchedulerState, StoredStats } from './scheduler-store';
 
 export interface SqliteSchedulerStoreOptions {
   sync?: 'normal' | 'full';
@@ -41,6 +41,7 @@ export class SqliteSchedulerStore implements SchedulerStore {
       CREATE TABLE IF NOT EXISTS routes (collection TEXT NOT NULL, site TEXT NOT NULL, node TEXT NOT NULL, PRIMARY KEY (collection, site)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS ips (ip TEXT NOT NULL, site TEXT NOT NULL, node TEXT NOT NULL, PRIMARY KEY (ip, site)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS dns (host TEXT PRIMARY KEY, addrinfo TEXT NOT NULL, resolved_at INTEGER NOT NULL, ttl INTEGER NOT NULL, expires INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS stats (collection TEXT NOT NULL, node TEXT NOT NULL, counters TEXT NOT NULL, PRIMARY KEY (collection, node)) WITHOUT ROWID;
     `);
     this.stmts = prepare(this.db);
   }
@@ -59,7 +60,10 @@ export class SqliteSchedulerStore implements SchedulerStore {
     const dns = (this.db.prepare('SELECT host, addrinfo, resolved_at, ttl, expires FROM dns').all() as Array<{ host: string; addrinfo: string; resolved_at: number; ttl: number; expires: number }>).map(
       (r): StoredDns => ({ host: r.host, addrinfo: JSON.parse(r.addrinfo) as FscmtAddrinfoResult, resolvedAt: r.resolved_at, ttl: r.ttl, expires: r.expires }),
     );
-    return { collections, entries, routes, ips, dns };
+    const stats = (this.db.prepare('SELECT collection, node, counters FROM stats').all() as Array<{ collection: string; node: string; counters: string }>).map(
+      (r): StoredStats => ({ collection: r.collection, node: r.node, counters: JSON.parse(r.counters) as Record<string, number> }),
+    );
+    return { collections, entries, routes, ips, dns, stats };
   }
 
   putCollection(c: StoredSchedulerCollection): void {
@@ -71,6 +75,7 @@ export class SqliteSchedulerStore implements SchedulerStore {
       this.stmts.deleteCollection.run(name);
       this.stmts.deleteEntries.run(name);
       this.stmts.deleteRoutes.run(name);
+      this.stmts.deleteStats.run(name);
     });
   }
 
@@ -105,6 +110,10 @@ export class SqliteSchedulerStore implements SchedulerStore {
 
   putDns(d: StoredDns): void {
     this.write(() => this.stmts.putDns.run(d.host, JSON.stringify(d.addrinfo), d.resolvedAt, d.ttl, d.expires));
+  }
+
+  putStats(st: StoredStats): void {
+    this.write(() => this.stmts.putStats.run(st.collection, st.node, JSON.stringify(st.counters)));
   }
 
   transaction(fn: () => void): void {
@@ -148,6 +157,8 @@ function prepare(db: Database.Database) {
     putIp: db.prepare('INSERT OR REPLACE INTO ips (ip, site, node) VALUES (?, ?, ?)'),
     deleteIp: db.prepare('DELETE FROM ips WHERE ip = ? AND site = ?'),
     deleteIpAll: db.prepare('DELETE FROM ips WHERE ip = ?'),
+    putStats: db.prepare('INSERT OR REPLACE INTO stats (collection, node, counters) VALUES (?, ?, ?)'),
+    deleteStats: db.prepare('DELETE FROM stats WHERE collection = ?'),
     putDns: db.prepare('INSERT OR REPLACE INTO dns (host, addrinfo, resolved_at, ttl, expires) VALUES (?, ?, ?, ?, ?)'),
   };
 }

@@ -3,7 +3,8 @@ import { parseCli } from './cli';
 
 describe('name-server cli', () => {
   it('defaults to NATS_URL and one replica', () => {
-    expect(parseCli([], { NATS_URL: 'nats://a:1,nats://b:2' })).toEqual({ kind: 'run', nats: ['nats://a:1', 'nats://b:2'], security: {}, replicas: 1, wait: false });
+    expect(parseCli([], { NATS_URL: 'nats://a:1,nats://b:2' })).toEqual({ kind: 'run', nats: ['nats://a:1', 'nats://b:2'], security: {}, replicas: 1, wait: false, clearBindings: false });
+    expect(parseCli(['--clear-bindings'], {})).toMatchObject({ kind: 'run', clearBindings: true });
   });
   it('--help gives the usage text', () => {
     expect(parseCli(['--help'], {})).toMatchObject({ kind: 'help', text: expect.stringMatching(/Usage: name-server/) });

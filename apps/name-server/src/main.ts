@@ -7,7 +7,7 @@
  * Run as many instances as you like: they share one queue group and one bucket.
  */
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware, serveNameServer } from '@esp/middleware';
 import { parseCli } from './cli';
 
@@ -26,7 +26,7 @@ const mw = await Middleware.connect({ name: 'name-server', servers: cli.nats, se
   log.fatal({ err: err.message }, 'cannot start');
   process.exit(1);
 });
-await serveNameServer(mw, { replicas: cli.replicas });
-log.info({ nats: cli.nats, replicas: cli.replicas }, 'ready');
+await serveNameServer(mw, { replicas: cli.replicas, clear: cli.clearBindings });
+announceReady(log, { nats: cli.nats, replicas: cli.replicas });
 
 stopOnSignals(log, () => mw.close(), { message: 'stopping: draining calls in flight' });

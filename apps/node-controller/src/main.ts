@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger, writeReadyLine } from '@esp/logging';
 import { parseCli } from './cli';
 import { registerWithConfigServer } from './config-registration';
 import { NODE_CONTROL_STATE_CHANGING, nodeControlMethods } from './node-control-service';
@@ -37,7 +37,15 @@ try {
   process.exit(2);
 }
 
-const supervisor = new NodeSupervisor(specs, { cwd: resolve(cli.cwd), log, restartDelayMs: cli.restartDelayMs, stopTimeoutMs: cli.stopTimeoutMs });
+// each process that becomes ready (a restart included) is told on our own readiness channel too, with its URLs:
+// how the launcher learns the item processors' status URLs whatever the log level
+const supervisor = new NodeSupervisor(specs, {
+  cwd: resolve(cli.cwd),
+  log,
+  restartDelayMs: cli.restartDelayMs,
+  stopTimeoutMs: cli.stopTimeoutMs,
+  onReady: (name, fields) => writeReadyLine({ process: name, ...pick(fields, ['pid', 'status_url', 'xmlrpc_url', 'port']) }),
+});
 let server;
 try {
   server = await startXmlRpcHttpServer({ host: cli.listen, port: cli.port, log, dispatch: nodeControlMethods(supervisor), protect: (m) => NODE_CONTROL_STATE_CHANGING.has(m) });
@@ -62,4 +70,8 @@ stopOnSignals(
 
 await supervisor.startAll();
 live.registration = cli.configServer ? registerWithConfigServer({ url: cli.configServer, port: server.port, host: cli.advertiseHost, log }) : undefined;
-log.info({ xmlrpc_url: xmlrpcUrl, port: server.port, processes: supervisor.names(), config_server: cli.configServer ?? null }, 'ready');
+announceReady(log, { xmlrpc_url: xmlrpcUrl, port: server.port, processes: supervisor.names(), config_server: cli.configServer ?? null });
+
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { entryNodeArgs } from '@esp/cli-options';
-import type { Logger } from '@esp/logging';
+import { READY_FD_ENV, type Logger } from '@esp/logging';
 import { backoffDelay } from '@esp/timers';
 import type { ProcessSpec } from './profile';
 
@@ -39,6 +40,24 @@ export interface NodeSupervisorOptions {
   stopTimeoutMs?: number;
   /** Where the apps' output lines go (default: this process's stderr, so that our own stdout stays our log). */
   output?: (name: string, line: string) => void;
+  /** A process became ready: the fields of its readiness line (URLs, ports). */
+  onReady?: (name: string, fields: Record<string, unknown>) => void;
+}
+
+/**
+ * The descriptor of the readiness channel in every app started here (ESP_READY_FD; fd 3 is the guard's): an app
+ * writes one JSON line there when it is ready, whatever its log level or format (@esp/logging announceReady).
+ */
+export const READY_FD = 4;
+
+/** The fields of a readiness line, or undefined when the line is not one. */
+export function readinessOf(line: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(line) as Record<string, unknown> | null;
+    return v && typeof v === 'object' && v['ready'] === true ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -182,8 +201,8 @@ export class NodeSupervisor {
     const out = this.opts.output ?? ((name: string, line: string) => process.stderr.write(`[${name}] ${line}\n`));
     const child = spawn('/bin/sh', ['-c', GUARD, process.execPath, ...entryNodeArgs(spec.entry, this.opts.cwd), ...spec.args], {
       cwd: this.opts.cwd,
-      env: { ...process.env, ...spec.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...spec.env, [READY_FD_ENV]: String(READY_FD) },
+      stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
     });
     child.stdin?.on('error', () => undefined);
     const exited = new Promise<number>((resolve) =>
@@ -210,13 +229,16 @@ export class NodeSupervisor {
     const run: Run = { child, pid, startedAt: Date.now(), exited, stopping: false };
     e.run = run;
     e.state = 'starting';
-    if (child.stdout) {
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        if (e.run === run && e.state === 'starting' && /"msg":"ready"/.test(line)) {
-          e.state = 'running';
-          log.info({ process: spec.name, pid }, 'process ready');
-        }
-        out(spec.name, line);
+    if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => out(spec.name, line));
+    const channel = child.stdio[READY_FD] as Readable | null;
+    if (channel) {
+      channel.on('error', () => undefined);
+      createInterface({ input: channel }).on('line', (line) => {
+        const fields = readinessOf(line);
+        if (!fields || e.run !== run || e.state !== 'starting') return;
+        e.state = 'running';
+        log.info({ process: spec.name, pid }, 'process ready');
+        this.opts.onReady?.(spec.name, fields);
       });
     }
     log.info({ process: spec.name, pid, wrapper: child.pid, entry: spec.entry, restarts: e.restarts }, 'process started');

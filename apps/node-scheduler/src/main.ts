@@ -5,7 +5,7 @@
  *   tsx apps/node-scheduler/src/main.ts --id node1 --mns main --dup dup1 --cluster default
  */
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { parseCli } from './cli';
 import { startNodeScheduler } from './node-scheduler';
@@ -38,7 +38,7 @@ const mw = await Middleware.connect({ name: 'node-scheduler', servers: cli.nats,
 });
 const warc = cli.warc === undefined ? undefined : await WarcWriter.open({ dir: cli.warc, prefix: cli.nodeId, maxFileBytes: cli.warcMaxBytes, log });
 const ns = await startNodeScheduler(mw, { ...cli, archive: warc, log });
-log.info({ address: ns.address, mns: cli.mns, dup: cli.dup, feed: cli.feed, warc: cli.warc, dataDir: cli.dataDir }, 'ready');
+announceReady(log, { address: ns.address, mns: cli.mns, dup: cli.dup, feed: cli.feed, warc: cli.warc, dataDir: cli.dataDir });
 
 // a line per collection every 2 s while crawling: what tests and operators watch
 const progress = setInterval(() => {

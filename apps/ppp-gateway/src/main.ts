@@ -6,7 +6,7 @@
  *   python3 ppworker.py tcp://localhost:5556     # a ZeroMQ Guide worker now serves NATS clients of "echo"
  */
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { PppQueue } from '@esp/ppp';
 import { parseCli } from './cli';
@@ -48,7 +48,7 @@ const gateway = await startGateway(mw.bus, { ...cli, curve, log }).catch((err: E
   log.fatal({ err: err.message }, 'cannot bind the ZeroMQ endpoints');
   process.exit(1);
 });
-log.info({ frontend: gateway.frontend, backend: gateway.backend, nats: cli.nats, queue: cli.queue, heartbeatMs: cli.heartbeatMs, liveness: cli.liveness }, 'ready');
+announceReady(log, { frontend: gateway.frontend, backend: gateway.backend, nats: cli.nats, queue: cli.queue, heartbeatMs: cli.heartbeatMs, liveness: cli.liveness });
 
 stopOnSignals(log, async () => {
   await gateway.stop();

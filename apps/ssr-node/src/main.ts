@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { stopOnSignals } from '@esp/cli-options';
-import { createLogger } from '@esp/logging';
+import { announceReady, createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { ssrCodec, loadSnapshot, NatsSsrTransport, saveSnapshot, serveSsrNode, SsrNode, ssrSubjects, type SsrSnapshot } from '@esp/ssr';
 import { parseCli } from './cli';
@@ -53,7 +53,7 @@ const node = new SsrNode({
 const stopServing = await serveSsrNode(node, mw.bus, cli.cluster, { log });
 await node.start();
 while (!node.ready) await new Promise((r) => setTimeout(r, 20));
-log.info({ view: node.view.members.map((m) => m.name), restored: restore !== undefined }, 'ready');
+announceReady(log, { view: node.view.members.map((m) => m.name), restored: restore !== undefined });
 
 stopOnSignals(
   log,

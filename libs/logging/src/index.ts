@@ -9,3 +9,4 @@
  * (LOG_FORMAT=json forces JSON). LOG_LEVEL sets the level (default info; "silent" in tests unless set).
  */
 export { createLogger, type Logger, type LoggerOptions } from './logger';
+export { announceReady, writeReadyLine, READY_FD_ENV } from './ready';

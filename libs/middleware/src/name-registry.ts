@@ -11,7 +11,7 @@ import {
 } from '@esp/interfaces';
 import type { Logger } from '@esp/logging';
 import { retry } from '@esp/timers';
-import { JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { KvWatchInclude, Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { bindingKey, parseBindingKey } from './name-key';
@@ -53,6 +53,13 @@ export interface NameRegistryOptions {
   /** JetStream replicas of the bindings bucket (3 on a three-server cluster). Default 1. */
   replicas?: number;
   bucket?: string;
+  /**
+   * Drop every binding at open (a purge of the bucket's stream): for the name server of a stack that has just
+   * started its own NATS server, where every binding left is a dead process's. A purge also rebuilds the stream's
+   * per-subject index, which two servers run on one store at once leave pointing at other keys' messages (a create
+   * then fails with "wrong last sequence" while a get finds nothing, for ever).
+   */
+  clear?: boolean;
 }
 
 /**
@@ -68,7 +75,12 @@ export class NameRegistry implements Implementation<typeof nameServerInterface> 
 
   static async open(nc: NatsConnection, log: Logger, opts: NameRegistryOptions = {}): Promise<NameRegistry> {
     const kvm = new Kvm(nc);
-    const kv = await kvm.create(opts.bucket ?? NAME_BUCKET, { history: 1, replicas: opts.replicas ?? 1, storage: 'file' });
+    const bucket = opts.bucket ?? NAME_BUCKET;
+    const kv = await kvm.create(bucket, { history: 1, replicas: opts.replicas ?? 1, storage: 'file' });
+    if (opts.clear) {
+      const { purged } = await (await jetstreamManager(nc)).streams.purge(`KV_${bucket}`);
+      log.info({ bucket, purged }, 'bindings left by an earlier run dropped');
+    }
     return new NameRegistry(kv, log);
   }
 

@@ -9,7 +9,9 @@ import { Middleware } from '@esp/middleware';
 import { NatsServer, waitFor } from '@esp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeCollections, withCrawlNodes } from './crawl-roles';
-import { getProcessList, readyUrl } from './node-control';
+import { getProcessList } from './node-control';
+import { LastLines, notReady } from './not-ready';
+import { parseReadyLine } from './supervisor';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -45,11 +47,26 @@ describe('crawl roles of the profile', () => {
   });
 });
 
-describe('readyUrl', () => {
-  it('takes the name and the status URL from an app ready line on the node controller stderr', () => {
-    expect(readyUrl('[item-processor-2] {"level":30,"name":"item-processor-2","status_url":"http://h:1/RPC2","msg":"ready"}')).toEqual({ name: 'item-processor-2', url: 'http://h:1/RPC2' });
-    expect(readyUrl('[indexer] {"msg":"ready","port":16390}')).toBeUndefined();
-    expect(readyUrl('[item-processor-1] {"msg":"registered","status_url":"http://h:1/RPC2"}')).toBeUndefined();
+describe('readiness lines', () => {
+  it('parses a readiness line, its own or a process of a node controller; anything else is none', () => {
+    expect(parseReadyLine('{"ready":true,"pid":7,"xmlrpc_url":"http://h:1/RPC2"}')).toEqual({ ready: true, pid: 7, process: undefined, status_url: undefined, xmlrpc_url: 'http://h:1/RPC2' });
+    expect(parseReadyLine('{"ready":true,"process":"item-processor-2","status_url":"http://h:2/RPC2"}')).toMatchObject({ process: 'item-processor-2', status_url: 'http://h:2/RPC2' });
+    expect(parseReadyLine('{"msg":"ready"}')).toBeUndefined();
+    expect(parseReadyLine('not json')).toBeUndefined();
+  });
+  it('a start-up timeout names the processes not ready, with their state and their last lines', () => {
+    const lines = new LastLines();
+    lines.add('[indexer] {"level":60,"msg":"cannot start","err":"default.sqlite is locked"}');
+    lines.add('not a process line');
+    const rows = [
+      { name: 'indexer', pid: 0, ppid: 0, state: 'restarting', restarts: 3, uptime: 0 },
+      { name: 'item-processor-1', pid: 5, ppid: 4, state: 'running', restarts: 0, uptime: 9 },
+      { name: 'item-processor-2', pid: 6, ppid: 4, state: 'starting', restarts: 0, uptime: 9 },
+    ];
+    const text = notReady(rows, lines, 120_000);
+    expect(text).toMatch(/^not ready within 120 s: indexer, item-processor-2 \(1 of 3 ready\)/);
+    expect(text).toContain('indexer: restarting, restarted 3 times; its last lines:\n    {"level":60,"msg":"cannot start","err":"default.sqlite is locked"}');
+    expect(text).toContain('item-processor-2: starting; it wrote nothing');
   });
 });
 

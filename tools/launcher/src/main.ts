@@ -15,15 +15,13 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cliHome, userCwd } from '@esp/cli-options';
-import { ADMIN_READ_OPEN_ENV, ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
-import { ensureAdminSecretFile } from './admin-secret-file';
-import { busRoleOf, DEFAULT_PROCESSORS, ensureBusHome, processorNames, withBusIdentities, type BusHome } from './bus/bus-home';
-import { parseByteSize, setUpJetStream } from './bus/jetstream-setup';
+import type { BusHome } from './bus/bus-home';
+import { acquireHomeLock, HomeInUse, type HomeLock } from './home-lock';
 import { ownerOnlyTree } from './home-modes';
-import { ensureNats } from './nats-endpoint';
 import { mergeCollections, readCollectionsFile, withCrawlNodes } from './crawl-roles';
-import { fillProfile, getProcessList, readyUrl, type ProcessRow } from './node-control';
-import { Supervisor, type ProcessSpec } from './supervisor';
+import type { ProcessRow } from './node-control';
+import { LastLines, NODE_READY_TIMEOUT_MS, notReady } from './not-ready';
+import type { ProcessSpec } from './supervisor';
 
 // three levels up is the workspace root both from tools/launcher/src/main.ts and from its build dist/tools/launcher/main.js
 const DEFAULT_PROFILE = new URL('../../../tools/launcher/profiles/default.json', import.meta.url).pathname;
@@ -49,7 +47,8 @@ Options:
   --home <dir>         state directory (stack.json, NATS data, index, crawl state, configuration)
                        (default: $ESP_HOME or .esp of the repository; a relative path is relative to
                        the directory npm start was typed in, $INIT_CWD)
-  --collections <a,b>  collections to serve (default: $ESP_COLLECTIONS or "default")
+  --collections <a,b>  collections to serve, beside those <home>/config/collections.json already has (a
+                       crawl adds its collection there) (default: $ESP_COLLECTIONS or "default")
   --crawl-nodes <n>    node schedulers of the crawl (default: 1; 0: no crawl roles at all)
   --profile <file>     node profile template; {home}, {config} (<home>/config), {collections} and
                        {config_server} (the config server's XML-RPC URL) are filled in
@@ -97,6 +96,24 @@ mkdirSync(home, { recursive: true });
 ownerOnlyTree(home); // a home made before the umask
 const say = (line: string) => process.stderr.write(`[launcher] ${line}\n`);
 
+// one launcher per home, before anything else: a second one would start a second nats-server on the same store
+let lock: HomeLock;
+try {
+  lock = acquireHomeLock(home);
+} catch (err) {
+  say(`${(err as Error).message}${err instanceof HomeInUse ? ` [${err.code}]` : ''}`);
+  process.exit(err instanceof HomeInUse ? 3 : 1);
+}
+// loaded once the home is ours: a second start on a home in use is refused before this (about a second)
+const { ADMIN_READ_OPEN_ENV, ADMIN_SECRET_ENV } = await import('@esp/xmlrpc-http');
+const { ensureAdminSecretFile } = await import('./admin-secret-file');
+const { busRoleOf, DEFAULT_PROCESSORS, ensureBusHome, processorNames, withBusIdentities } = await import('./bus/bus-home');
+const { parseByteSize, setUpJetStream } = await import('./bus/jetstream-setup');
+const { ensureNats } = await import('./nats-endpoint');
+const { fillProfile, getProcessList } = await import('./node-control');
+const { StartAborted, Supervisor } = await import('./supervisor');
+if (lock.tookOver) say(`took over the lock of launcher pid ${lock.tookOver.pid} (started ${lock.tookOver.started_at}), which is gone${lock.stoppedNats ? `; the nats-server it left running on the store (pid ${lock.stoppedNats}) was stopped` : ''}`);
+
 // every process started from here (and the node controller's processes, which inherit the environment) checks and
 // sends the same admin secret
 const secret = ensureAdminSecretFile(home);
@@ -111,7 +128,7 @@ try {
   // a user for each item processor of the profile (an unreadable profile is reported below, before anything starts)
   const processors = (): string[] => {
     try {
-      return processorNames(fillProfile(resolve(values.profile ?? DEFAULT_PROFILE), {}));
+      return processorNames(fillProfile(values.profile ? resolve(userCwd(process.env, 'start'), values.profile) : resolve(DEFAULT_PROFILE), {}));
     } catch {
       return [...DEFAULT_PROCESSORS];
     }
@@ -121,6 +138,7 @@ try {
   say((err as Error).message);
   process.exit(1);
 }
+lock.recordNats(nats.started?.pid);
 say(`NATS at ${nats.url} (${nats.source === 'started' ? `started here, data in ${join(home, 'nats')}` : nats.source})`);
 try {
   // the stack's streams, before any role opens them: no role but admin may create one (bus/jetstream-setup.ts)
@@ -128,7 +146,7 @@ try {
   await setUpJetStream({ url: nats.url, ...(bus ? { identity: bus.env('admin') } : {}), ...(contentMaxBytes !== undefined ? { contentMaxBytes } : {}), say });
 } catch (err) {
   say(`cannot set up JetStream: ${(err as Error).message}`);
-  nats.started?.kill('SIGTERM');
+  await nats.started?.stop();
   process.exit(1);
 }
 
@@ -137,7 +155,8 @@ const configDir = join(home, 'config');
 mkdirSync(configDir, { recursive: true });
 // the collections asked for, and those a crawl added before (npm run crawl makes its collection known here)
 const collectionsFile = join(configDir, 'collections.json');
-writeFileSync(collectionsFile, JSON.stringify({ collections: mergeCollections(readCollectionsFile(collectionsFile), collections) }, null, 2) + '\n');
+const configured = mergeCollections(readCollectionsFile(collectionsFile), collections);
+writeFileSync(collectionsFile, JSON.stringify({ collections: configured }, null, 2) + '\n');
 // the pipelines: written once, then yours to edit (ReloadConfig or SIGHUP to the config server takes a change)
 const pipelinesFile = join(configDir, 'DocumentProcessor', 'pipelines.json');
 if (!existsSync(pipelinesFile)) {
@@ -164,8 +183,9 @@ const identity = (name: string): Record<string, string> => {
 };
 const identities = (profile: unknown): unknown => (bus ? withBusIdentities(profile, bus) : profile);
 const supervisor = new Supervisor(say);
-/** Status / XML-RPC URLs of the node controller's processes, from their ready lines. */
+/** Status / XML-RPC URLs of the node controller's processes, from their readiness lines. */
 const urls = new Map<string, string>();
+const nodeLines = new LastLines();
 let rows: ProcessRow[] = [];
 
 const describe = () => {
@@ -187,10 +207,8 @@ const stop = async (signal: string, code = 0) => {
   if (timers.refresh) clearInterval(timers.refresh);
   say(`${signal}: stopping in order`);
   await supervisor.stopAll();
-  if (nats.started) {
-    nats.started.kill('SIGTERM');
-    await new Promise((r) => nats.started?.once('exit', r));
-  }
+  await nats.started?.stop();
+  lock.release();
   say('stopped');
   process.exit(code);
 };
@@ -200,36 +218,43 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 const nat = ['--nats', nats.url, '--wait'];
 const nodeControllerUrl = () => supervisor.describe().find((p) => p.name === 'node-controller')?.xmlrpc_url;
 try {
-  await supervisor.start({ name: 'name-server', entry: 'apps/name-server/src/main.ts', args: nat, env: identity('name-server') });
+  // on a server started here every binding in the store is a dead process's (this launcher holds the home)
+  await supervisor.start({ name: 'name-server', entry: 'apps/name-server/src/main.ts', args: [...nat, ...(nats.source === 'started' ? ['--clear-bindings'] : [])], env: identity('name-server') });
   await supervisor.start({ name: 'config-server', entry: 'apps/config-server/src/main.ts', args: [...nat, '--port', '0', '--listen', '127.0.0.1', '--config-dir', configDir], env: identity('config-server') });
   const cfgUrl = supervisor.describe().find((p) => p.name === 'config-server')?.xmlrpc_url;
   if (!cfgUrl) throw new Error('the config server did not say its xmlrpc_url');
-  writeFileSync(profileFile, JSON.stringify(identities(withCrawlNodes(fillProfile(profileTemplate, { home, config: configDir, collections: collections.join(','), config_server: cfgUrl }), crawlNodes)), null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(profileFile, JSON.stringify(identities(withCrawlNodes(fillProfile(profileTemplate, { home, config: configDir, collections: configured.map((c) => c.name).join(','), config_server: cfgUrl }), crawlNodes)), null, 2) + '\n', { mode: 0o600 });
   chmodSync(profileFile, 0o600); // it holds the processes' NATS passwords
   const nodeController: ProcessSpec = {
     name: 'node-controller',
     entry: 'apps/node-controller/src/main.ts',
     args: ['--profile', profileFile, '--port', '0', '--listen', '127.0.0.1', '--config-server', cfgUrl],
     stopTimeoutMs: 120_000,
-    onStderrLine: (line) => {
-      const r = readyUrl(line);
-      if (r) urls.set(r.name, r.url);
+    // its processes' lines, `[name] ...`: the last few of each say why one did not become ready
+    onStderrLine: (line) => nodeLines.add(line),
+    // its processes' readiness (a restart's included), with their URLs, whatever their log level
+    onReadyLine: (r) => {
+      const url = r.status_url ?? r.xmlrpc_url;
+      if (r.process && url) urls.set(r.process, url);
     },
   };
   await supervisor.start(nodeController);
   // the node controller is ready once it has started every process; wait until each says it is ready
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + NODE_READY_TIMEOUT_MS;
   for (;;) {
     if (stopping) await new Promise(() => undefined);
     const url = nodeControllerUrl();
     rows = url ? await getProcessList(url).catch(() => rows) : rows;
     if (rows.length && rows.every((r) => r.state === 'running')) break;
-    if (Date.now() > deadline) throw new Error(`not every process became ready: ${rows.map((r) => `${r.name} ${r.state}`).join(', ')}`);
+    if (Date.now() > deadline) throw new Error(notReady(rows, nodeLines, NODE_READY_TIMEOUT_MS));
     await new Promise((r) => setTimeout(r, 200));
   }
 } catch (err) {
+  // Ctrl-C during the start: the stop under way says so and exits; the start's own end is no failure to report
+  if (stopping || err instanceof StartAborted) await new Promise(() => undefined);
   say(`start failed: ${(err as Error).message}`);
   await stop('start failed', 1);
+  await new Promise(() => undefined);
 }
 writeStack();
 say('running:');

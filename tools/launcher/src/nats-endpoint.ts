@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
@@ -32,7 +32,7 @@ export function findNatsServer(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
-export type NatsEndpoint = { url: string; started?: ChildProcess; source: 'NATS_URL' | 'local' | 'started' };
+export type NatsEndpoint = { url: string; started?: StartedNats; source: 'NATS_URL' | 'local' | 'started' };
 
 /** "2.9.10" from `nats-server --version` ("nats-server: v2.9.10"); "0.0.0" when it does not say. */
 export function natsServerVersion(bin: string): string {
@@ -61,21 +61,57 @@ export class NatsPortInUse extends Error {
 }
 
 /**
+ * The guard of our nats-server: it SIGTERMs the server (SIGKILL 10 s later) when the guard's stdin, a pipe from the
+ * launcher, closes, that is when the launcher dies, even by SIGKILL: a server left running on the home's store
+ * while the next launcher starts another one on it would corrupt the store. The guard writes the server's pid as
+ * its first stderr line.
+ */
+const NATS_GUARD = `exec 3<&0; "$0" "$@" </dev/null 3<&- & c=$!; echo "guard-pid $c" >&2; (cat <&3 >/dev/null; kill -TERM $c 2>/dev/null; sleep 10; kill -9 $c 2>/dev/null) & w=$!; exec 3<&-; wait $c; s=$?; kill $w 2>/dev/null; exit $s`;
+
+/** A nats-server started here, under its guard. */
+export interface StartedNats {
+  /** The server's own pid. */
+  readonly pid: number;
+  readonly exited: Promise<void>;
+  /** SIGTERM (the server shuts down cleanly, its store flushed); resolves once it has exited. */
+  stop(): Promise<void>;
+  /** SIGKILL; resolves once it has exited. */
+  kill(): Promise<void>;
+}
+
+/**
  * Starts nats-server on 127.0.0.1:`port` and resolves once it says it is ready. Its own words, not a connect to the
  * port: another server that took the port first (a second stack starting at the same moment) answers there too, and
  * must not be taken for ours.
  */
-export async function startNatsServer(bin: string, args: string[], port: number, dataDir: string, timeoutMs = 10_000): Promise<ChildProcess> {
+export async function startNatsServer(bin: string, args: string[], port: number, dataDir: string, timeoutMs = 10_000): Promise<StartedNats> {
   // own process group: a Ctrl-C in the terminal must not stop NATS before the apps have drained (the launcher stops it last)
-  const child = spawn(bin, [...args, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn('/bin/sh', ['-c', NATS_GUARD, bin, ...args, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir], { stdio: ['pipe', 'ignore', 'pipe'], detached: true });
+  child.stdin?.on('error', () => undefined);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let stderr = '';
+  let pid = 0;
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      if (pid) process.kill(pid, sig);
+    } catch {
+      // gone
+    }
+  };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      signal('SIGKILL');
       reject(new Error(`nats-server did not start listening on 127.0.0.1:${port}: ${stderr.trim()}`));
     }, timeoutMs);
     child.stderr?.on('data', (d: Buffer) => {
-      const text = stderr + d.toString();
+      let text = stderr + d.toString();
+      if (!pid) {
+        const m = /^guard-pid (\d+)\n/.exec(text);
+        if (m) {
+          pid = Number(m[1]);
+          text = text.slice(m[0].length);
+        }
+      }
       stderr = text.slice(-2000);
       if (text.includes('Server is ready')) {
         clearTimeout(timer);
@@ -88,7 +124,12 @@ export async function startNatsServer(bin: string, args: string[], port: number,
       reject(/address already in use/.test(stderr) ? new NatsPortInUse(message) : new Error(message));
     });
   });
-  return child;
+  return {
+    pid,
+    exited,
+    stop: () => (signal('SIGTERM'), exited),
+    kill: () => (signal('SIGKILL'), exited),
+  };
 }
 
 /**

@@ -32,11 +32,3 @@ export function fillProfile(path: string, vars: Record<string, string>): unknown
   };
   return fill(JSON.parse(readFileSync(path, 'utf8')));
 }
-
-/** `[item-processor-1] {"msg":"ready","status_url":"http://..."}` (an app's line on the node controller's stderr) → name and URL. */
-export function readyUrl(line: string): { name: string; url: string } | undefined {
-  const m = /^\[([^\]]+)\] (\{.*"msg":"ready".*)$/.exec(line);
-  if (!m?.[1] || !m[2]) return undefined;
-  const url = /"(?:status_url|xmlrpc_url)":"([^"]+)"/.exec(m[2])?.[1];
-  return url ? { name: m[1], url } : undefined;
-}

@@ -3,11 +3,12 @@
  * NatsPortInUse even though something answers on that port (a second stack that took it first), so the launcher
  * moves to a free port instead of handing its processes another stack's server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireNatsServerBinary, reservePorts } from '@esp/testing';
+import { requireNatsServerBinary, reservePorts, waitFor } from '@esp/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NatsPortInUse, reachable, startNatsServer } from '../src/nats-endpoint';
 
@@ -29,13 +30,35 @@ describe('startNatsServer', () => {
 
   it('a free port: resolves once the server is ready, and it listens there', async () => {
     const [port] = await reservePorts(1);
-    const child = await startNatsServer(requireNatsServerBinary(), [], port as number, join(dir, 'b'));
+    const nats = await startNatsServer(requireNatsServerBinary(), [], port as number, join(dir, 'b'));
     try {
       expect(await reachable('127.0.0.1', port as number)).toBe(true);
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
+      await nats.kill();
     }
   });
+
+  it('the server stops when the process that started it dies, even by SIGKILL (no server left on the store for the next start)', async () => {
+    const [port] = await reservePorts(1);
+    // a stand-in launcher: starts the server, says its pid, then waits to be killed
+    const script = `import { startNatsServer } from ${JSON.stringify(new URL('../src/nats-endpoint.ts', import.meta.url).pathname)};
+const n = await startNatsServer(${JSON.stringify(requireNatsServerBinary())}, [], ${port}, ${JSON.stringify(join(dir, 'c'))});
+process.stdout.write(n.pid + '\\n'); setInterval(() => undefined, 1000);`;
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = await new Promise<number>((r) => parent.stdout.once('data', (d: Buffer) => r(Number(d.toString().trim()))));
+    expect(pid).toBeGreaterThan(0);
+    expect(await reachable('127.0.0.1', port as number)).toBe(true);
+    parent.kill('SIGKILL');
+    await waitFor(() => !alive(pid), { timeoutMs: 10_000, what: 'the orphaned nats-server gone' });
+    expect(await reachable('127.0.0.1', port as number)).toBe(false);
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

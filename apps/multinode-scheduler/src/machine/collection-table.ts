@@ -67,6 +67,7 @@ export class CollectionTable {
       else this.deps.store.deleteEntry(e.key);
     }
     for (const r of state.routes) this.byName.get(r.collection)?.routes.set(r.site, r.node);
+    for (const st of state.stats) this.byName.get(st.collection)?.stats.set(st.node, new Map(Object.entries(st.counters)));
   }
 
   get(name: string): Collection | undefined {
