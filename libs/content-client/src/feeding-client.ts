@@ -13,6 +13,7 @@ import {
   sessionFactoryInterface,
   ShuttingDown,
   SystemResourceError,
+  UnknownSession,
   type Aor,
   type ProxyOf,
 } from '@esp/interfaces';
@@ -755,5 +756,7 @@ const MIN_BATCH_BYTES = 16 * 1024;
 
 /** The session's distributor does not answer: gone (no responders) or not answering in time (stopped, partitioned). */
 function isSessionGone(err: unknown): boolean {
-  return err instanceof ObjectNotExist || err instanceof CallTimeout;
+  // unknown_session: the distributor closed the session under us (reaped while we were idle, in the moment before its
+  // object goes): opened again like a session whose distributor died
+  return err instanceof ObjectNotExist || err instanceof CallTimeout || err instanceof UnknownSession;
 }

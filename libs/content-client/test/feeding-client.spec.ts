@@ -6,6 +6,7 @@ import {
   ProcessorsBusy,
   sessionFactoryInterface,
   UnknownCollection,
+  UnknownSession,
   type Aor,
 } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
@@ -143,6 +144,27 @@ describe('FeedingClient against a scripted chain on a real nats-server', () => {
     const e1 = outcomes.get('e1');
     expect(e1?.kind === 'failed' || e1?.kind === 'completed').toBe(true);
     expect(e1!.attempts).toBeLessThanOrEqual(3);
+  });
+
+  it('a session closed under the client (reaped while it was idle) raises unknown_session: the client opens it again and sends the batch there', async () => {
+    let closedOnce = false;
+    onBatch = async (batch, cb) => {
+      const ids = batch.operations.map((o) => o.id);
+      const [first, last] = [ids[0]!, ids[ids.length - 1]!];
+      if (!closedOnce && first > 10) {
+        closedOnce = true;
+        throw new UnknownSession('session 1 is closed');
+      }
+      setTimeout(() => void cb([status(first, last, OperationState.secured, 'indexing'), status(first, last, OperationState.completed, 'indexing')]), 5);
+      return [status(first, last, OperationState.received, 'processing')];
+    };
+    const client = await FeedingClient.open({ mw: clientMw, collection: 'news', log, batchSize: 10 });
+    for (let i = 0; i < 30; i++) await client.feed({ id: `u${i}`, attributes: { title: `u${i}` } });
+    const { stats, unfinished } = await client.drain(10_000);
+    expect(closedOnce).toBe(true);
+    expect(unfinished).toEqual([]);
+    expect(stats).toMatchObject({ completed: 30, failed: 0, failovers: 1 });
+    await client.close();
   });
 
   // (last: it replaces the session the factory hands out)
