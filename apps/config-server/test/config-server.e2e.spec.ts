@@ -251,11 +251,12 @@ except xmlrpc.client.ProtocolError as e:
     expect(cfg.logs.find((l) => l['msg'] === 'ready')?.['listen']).toBe('127.0.0.1');
   });
 
-  it('RegisterModule and ReloadConfig need the secret (HTTP 401 without); reads do not', async () => {
+  it('RegisterModule and ReloadConfig need the secret (HTTP 401 without); so do reads (issue 31.7)', async () => {
     const m = { port: (alertServer.address() as AddressInfo).port, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection'] };
     expect(await pyCall(url, 'RegisterModule', m)).toEqual({ http: 401 });
     expect(await pyCall(url, 'ReloadConfig')).toEqual({ http: 401 });
-    expect(await pyCall(url, 'GetActiveModuleList', 'ProcessorServer')).toEqual({ ok: [] });
+    expect(await pyCall(url, 'GetActiveModuleList', 'ProcessorServer')).toEqual({ http: 401 });
+    expect(await pyCall(withSecret(), 'GetActiveModuleList', 'ProcessorServer')).toEqual({ ok: [] });
     expect(await pyCall(withSecret(), 'RegisterModule', m)).toEqual({ ok: 1 });
     expect(cfg.logs.some((l) => l['msg'] === 'XML-RPC call refused: no admin secret' && l['method'] === 'RegisterModule')).toBe(true);
   });

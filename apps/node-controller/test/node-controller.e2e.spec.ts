@@ -177,10 +177,12 @@ except xmlrpc.client.ProtocolError as e:
     print(json.dumps({"http": e.errcode}))
 `;
     const call = async (u: string) => JSON.parse((await run('python3', ['-c', script, u])).stdout) as { ok?: unknown; http?: number };
-    await waitFor(async () => ((await py(url, 'GetProcessList')).ok as Info[]).every((p) => p.state === 'running'));
+    // reads need the secret too (issue 31.7)
+    const authed = url.replace('http://', `http://esp:${SECRET}@`);
+    await waitFor(async () => ((await py(authed, 'GetProcessList')).ok as Info[]).every((p) => p.state === 'running'));
     expect(await call(url)).toEqual({ http: 401 });
-    expect(((await py(url, 'GetProcessList')).ok as Info[])[0]!.state).toBe('running');
-    expect(await call(url.replace('http://', `http://esp:${SECRET}@`))).toEqual({ ok: 1 });
-    await waitFor(async () => ((await py(url, 'GetProcessList')).ok as Info[])[0]!.state === 'stopped');
+    expect(((await py(authed, 'GetProcessList')).ok as Info[])[0]!.state).toBe('running');
+    expect(await call(authed)).toEqual({ ok: 1 });
+    await waitFor(async () => ((await py(authed, 'GetProcessList')).ok as Info[])[0]!.state === 'stopped');
   });
 });
