@@ -38,6 +38,12 @@ describe('npm start on the secured bus', () => {
       expect(statSync(join(home, 'nats-auth')).mode & 0o077).toBe(0);
       expect(statSync(join(home, 'node.json')).mode & 0o077).toBe(0);
       const nats = (JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as { nats: string }).nats;
+      // each item processor runs as its own user (the node controller fills {name}), which the server knows
+      const profile = JSON.parse(readFileSync(join(home, 'node.json'), 'utf8')) as { processes: Array<{ name: string; env?: Record<string, string> }> };
+      expect(profile.processes.find((p) => p.name === 'item-processor')?.env).toMatchObject({ NATS_USER: '{name}', NATS_PASSWORD_FILE: join(home, 'nats-auth', 'processors', '{name}', 'password') });
+      const conf = readFileSync(join(home, 'nats-auth', 'nats.conf'), 'utf8');
+      for (const user of ['item-processor-1', 'item-processor-2']) expect(conf).toContain(`{ user: "${user}"`);
+      expect(statSync(join(home, 'nats-auth', 'batch-key')).mode & 0o077).toBe(0);
 
       const docs = join(home, 'docs');
       mkdirSync(docs);
