@@ -185,6 +185,8 @@ export class Crawler {
   private async crawl(f: Fetch): Promise<void> {
     const m = this.opts.machine;
     const uri = f.entry.uri.uri;
+    // a 2xx answer read counts against max_doc whatever becomes of the page afterwards
+    let read = false;
     try {
       if (this.opts.durable) await this.opts.durable();
       const url = new URL(uri);
@@ -223,6 +225,7 @@ export class Crawler {
       }
       if (res.status < 200 || res.status >= 300) return m.fetched(f, { kind: 'error', reason: `HTTP ${res.status}` });
       const { body, contentTypeHeader } = res;
+      read = true;
       m.requestDone(f);
       // the page's processing waits for the check phase of this event-loop turn: the other responses that arrived in
       // the same poll phase are read first, and a request due to another site leaves first (undici writes a request
@@ -261,7 +264,7 @@ export class Crawler {
       m.fetched(f, { kind: 'page', links: [], fate });
     } catch (err) {
       this.validators.delete(f.collection, uri);
-      m.fetched(f, { kind: 'error', reason: (err as Error).message });
+      m.fetched(f, { kind: 'error', reason: (err as Error).message, ...(read ? { read } : {}) });
     }
   }
 

@@ -67,6 +67,17 @@ describe('node scheduler: max_doc and what a site reports', () => {
     expect(r.m.stats('web')).toMatchObject({ fetched: 2, fed: 1, errors: 1, excluded: 1 });
   });
 
+  it('a page read whose feeding failed afterwards is a page of max_doc all the same', () => {
+    const r = rig(1);
+    for (const p of ['/a', '/b']) r.uri(p);
+    r.grant();
+    const a = r.m.nextFetch() as Fetch;
+    r.m.requestDone(a);
+    r.m.fetched(a, { kind: 'error', reason: 'feeding failed', read: true });
+    expect(r.m.nextFetch()).toBeUndefined();
+    expect(r.m.stats('web')).toMatchObject({ errors: 1, excluded: 1 });
+  });
+
   it('the progress of a site says why it is held back and until when, and the reason of its last fetch error', () => {
     const r = rig(0);
     r.uri('/');

@@ -144,6 +144,7 @@ export class FetchReports {
       case 'error':
         c.stats.errors++;
         s.errors++;
+        if (outcome.read) s.docs++;
         s.lastError = `${uri}: ${outcome.reason}`.slice(0, MAX_REASON_CHARS);
         this.deps.log?.info({ collection: c.name, uri: f.entry.uri.uri, reason: outcome.reason }, 'fetch failed');
         break;

@@ -29,4 +29,5 @@ export type FetchOutcome =
   | { kind: 'excluded' }
   /** not fetched yet (robots.txt unreachable): back to the front of the site's queue, the site paused `retryInMs` */
   | { kind: 'deferred'; retryInMs: number; reason?: string }
-  | { kind: 'error'; reason: string };
+  /** `read`: the page was read (a 2xx answer) and failed afterwards (its duplicate check, feeding): a page of max_doc */
+  | { kind: 'error'; reason: string; read?: boolean };
