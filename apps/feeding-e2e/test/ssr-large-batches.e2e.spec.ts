@@ -14,6 +14,8 @@ import { INDEX_SEARCH_NAME, searchInterface } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { expectationName, generateRealCorpus, waitFor, type CorpusManifest } from '@esp/testing';
+// eslint-disable-next-line no-restricted-imports
+import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(__dirname, '../../..');
@@ -116,8 +118,11 @@ describe('SSR replicas larger than max_payload on the secured stack (real-size d
       const stack = JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as { processes: { name: string; pid: number }[] };
       const pid = stack.processes.find((p) => p.name === holder)?.pid;
       expect(pid, `${holder} in stack.json`).toBeGreaterThan(0);
+      // up to the kill, the stack logged nothing at error level (pino 50 and above): nothing dropped, nothing refused
+      const errorsBeforeKill = lines.filter((l) => typeof l.json?.['level'] === 'number' && (l.json['level'] as number) >= 50).map((l) => `${l.from}: ${l.text}`);
       process.kill(pid as number, 'SIGKILL');
       const killedAt = await search.count('default');
+      expect(errorsBeforeKill).toEqual([]);
 
       expect(await feedExit, feedErr).toBe(1); // the broken documents of the corpus fail, by design
       const report = JSON.parse(readFileSync(reportFile, 'utf8')) as FeedReport;
@@ -141,6 +146,21 @@ describe('SSR replicas larger than max_payload on the secured stack (real-size d
       }
       expect(misses).toEqual([]);
       expect(await search.count('default')).toBe(report.completed);
+
+      // the large documents' content went through the object store and was deleted once final: the bucket is empty
+      const adminEnv = stackEnv(cleanEnv(home), 'admin');
+      const admin = await Middleware.connect({
+        name: 'e2e-inspector',
+        servers: adminEnv['NATS_URL'] as string,
+        security: { user: adminEnv['NATS_USER'], password: adminEnv['NATS_PASSWORD'], tls: { caFile: adminEnv['NATS_CA'] as string } },
+        logger: createLogger('e2e', {}, { level: 'warn' }),
+      });
+      try {
+        const jsm = await jetstream(admin.nc).jetstreamManager();
+        await expect.poll(async () => (await jsm.streams.info('OBJ_esp_content')).state.messages, { timeout: 30_000 }).toBe(0);
+      } finally {
+        await admin.close();
+      }
 
       // no SSR message dropped, for its size or in its reassembly
       expect(lines.filter((l) => /payload limit|chunked SSR message dropped/.test(l.text)).map((l) => `${l.from}: ${l.text}`)).toEqual([]);
