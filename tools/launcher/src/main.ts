@@ -14,6 +14,7 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
 import type { BusHome } from './bus/bus-home';
 import { acquireHomeLock, HomeInUse, type HomeLock } from './home-lock';
 import { mergeCollections, readCollectionsFile, withCrawlNodes } from './crawl-roles';
@@ -93,7 +94,6 @@ try {
   process.exit(err instanceof HomeInUse ? 3 : 1);
 }
 // loaded once the home is ours: a second start on a home in use is refused before this (about a second)
-const { ADMIN_SECRET_ENV } = await import('@esp/xmlrpc-http');
 const { ensureAdminSecretFile } = await import('./admin-secret-file');
 const { busRoleOf, ensureBusHome, withBusIdentities } = await import('./bus/bus-home');
 const { ensureNats } = await import('./nats-endpoint');
