@@ -44,7 +44,8 @@ Then feed documents with \`npm run feed -- --collection default <files>\`, or cr
 
 Options:
   --home <dir>         state directory (stack.json, NATS data, index, crawl state, configuration)
-                       (default: $ESP_HOME or .esp)
+                       (default: $ESP_HOME or .esp); one npm start per home: a second one is refused
+                       while the first runs (<home>/launcher.lock)
   --collections <a,b>  collections to serve, beside those <home>/config/collections.json already has (a
                        crawl adds its collection there) (default: $ESP_COLLECTIONS or "default")
   --crawl-nodes <n>    node schedulers of the crawl (default: 1; 0: no crawl roles at all)
