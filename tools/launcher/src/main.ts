@@ -15,6 +15,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cliHome, userCwd } from '@esp/cli-options';
+import { ADMIN_READ_OPEN_ENV, ADMIN_SECRET_ENV } from '@esp/xmlrpc-http';
 import type { BusHome } from './bus/bus-home';
 import { acquireHomeLock, HomeInUse, type HomeLock } from './home-lock';
 import { ownerOnlyTree } from './home-modes';
@@ -46,7 +47,8 @@ Then feed documents with \`npm run feed -- --collection default <files>\`, or cr
 Options:
   --home <dir>         state directory (stack.json, NATS data, index, crawl state, configuration)
                        (default: $ESP_HOME or .esp of the repository; a relative path is relative to
-                       the directory npm start was typed in, $INIT_CWD)
+                       the directory npm start was typed in, $INIT_CWD); one npm start per home: a second
+                       one is refused while the first runs (<home>/launcher.lock)
   --collections <a,b>  collections to serve, beside those <home>/config/collections.json already has (a
                        crawl adds its collection there) (default: $ESP_COLLECTIONS or "default")
   --crawl-nodes <n>    node schedulers of the crawl (default: 1; 0: no crawl roles at all)
@@ -105,7 +107,6 @@ try {
   process.exit(err instanceof HomeInUse ? 3 : 1);
 }
 // loaded once the home is ours: a second start on a home in use is refused before this (about a second)
-const { ADMIN_READ_OPEN_ENV, ADMIN_SECRET_ENV } = await import('@esp/xmlrpc-http');
 const { ensureAdminSecretFile } = await import('./admin-secret-file');
 const { busRoleOf, DEFAULT_PROCESSORS, ensureBusHome, processorNames, withBusIdentities } = await import('./bus/bus-home');
 const { parseByteSize, setUpJetStream } = await import('./bus/jetstream-setup');
