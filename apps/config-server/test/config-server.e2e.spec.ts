@@ -251,7 +251,7 @@ except xmlrpc.client.ProtocolError as e:
     expect(cfg.logs.find((l) => l['msg'] === 'ready')?.['listen']).toBe('127.0.0.1');
   });
 
-  it('RegisterModule and ReloadConfig need the secret (HTTP 401 without); so do reads (issue 31.7)', async () => {
+  it('RegisterModule and ReloadConfig need the secret (HTTP 401 without); so do reads', async () => {
     const m = { port: (alertServer.address() as AddressInfo).port, type: 'ProcessorServer', version: '1', name: 'ProcessorServer', alerts: ['collection'] };
     expect(await pyCall(url, 'RegisterModule', m)).toEqual({ http: 401 });
     expect(await pyCall(url, 'ReloadConfig')).toEqual({ http: 401 });

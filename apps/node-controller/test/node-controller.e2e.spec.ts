@@ -177,7 +177,7 @@ except xmlrpc.client.ProtocolError as e:
     print(json.dumps({"http": e.errcode}))
 `;
     const call = async (u: string) => JSON.parse((await run('python3', ['-c', script, u])).stdout) as { ok?: unknown; http?: number };
-    // reads need the secret too (issue 31.7)
+    // reads need the secret too
     const authed = url.replace('http://', `http://esp:${SECRET}@`);
     await waitFor(async () => ((await py(authed, 'GetProcessList')).ok as Info[]).every((p) => p.state === 'running'));
     expect(await call(url)).toEqual({ http: 401 });

@@ -48,7 +48,7 @@ describe('state-changing XML-RPC methods and the admin secret', () => {
     await expect(xmlRpcCall(at(withSecret), 'Stop', ['indexer'], { secret: null })).rejects.toThrow(/HTTP 401 Stop changes state/);
     await expect(xmlRpcCall(at(withSecret), 'Stop', ['indexer'], { secret: 'not-the-secret-but-long' })).rejects.toThrow(/HTTP 401/);
     expect(await xmlRpcCall(at(withSecret), 'Stop', ['indexer'], { secret: SECRET })).toBe('stopped indexer');
-    // reads need it too (issue 31.7): a local user who reaches the port learns nothing without it
+    // reads need it too: a local user who reaches the port learns nothing without it
     await expect(xmlRpcCall(at(withSecret), 'Status', [], { secret: null })).rejects.toThrow(/HTTP 401 Status reads the stack's state/);
     expect(await xmlRpcCall(at(withSecret), 'Status', [], { secret: SECRET })).toBe('fine');
     const raw = await fetch(at(withSecret), { method: 'POST', body: '<methodCall><methodName>Stop</methodName><params><param><value>x</value></param></params></methodCall>', headers: { Authorization: `Bearer ${SECRET}` } });

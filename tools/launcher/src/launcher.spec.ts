@@ -104,7 +104,7 @@ describe('npm start (launcher)', () => {
       expect(byName['item-processor-1']?.xmlrpc_url).toMatch(/^http:\/\/.*\/RPC2$/);
       expect(byName['item-processor-2']?.node_controller).toBe('node-controller');
       // what stack.json says is what the node controller says
-      // reads need the admin secret too (issue 31.7)
+      // reads need the admin secret too
       await expect(getProcessList(byName['node-controller']?.xmlrpc_url ?? '')).rejects.toThrow(/HTTP 401/);
       const rows = await getProcessList(byName['node-controller']?.xmlrpc_url ?? '', 5000, readFileSync(join(home, 'admin-secret'), 'utf8').trim());
       expect(rows.map((r) => [r.name, r.pid, r.state])).toEqual(stack.processes.slice(3).map((p) => [p.name, p.pid, 'running']));

@@ -69,7 +69,7 @@ describe('attacks on the admin surfaces without the admin secret fail, and feedi
     for (const method of ['Shutdown', 'ResetContainer', 'SetLogLevel']) {
       await expect(xmlRpcCall(rig.statusUrl, method, method === 'SetLogLevel' ? ['fatal'] : [], { secret: null }), method).rejects.toThrow(HTTP_401);
     }
-    // reads need the secret too (31.7): the status of a processor is no one else's business
+    // reads need the secret too: the status of a processor is no one else's business
     await expect(xmlRpcCall(rig.statusUrl, 'GetModuleStatus', [], { secret: null })).rejects.toThrow(HTTP_401);
     expect(await xmlRpcCall(rig.statusUrl, 'GetModuleStatus', [], { secret: rig.secret })).toBeDefined();
     expect(await rig.itemProcessor()).toMatchObject({ pid, state: 'running' });

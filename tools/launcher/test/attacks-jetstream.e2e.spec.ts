@@ -1,9 +1,9 @@
 /**
- * Attacks on the stack's JetStream by a holder of the feed credentials (issue 31, classes 1-3), on the secured rig
+ * Attacks on the stack's JetStream by a holder of the feed credentials, on the secured rig
  * whose streams were set up as npm start sets them up (bus/jetstream-setup.ts, as admin). On the main of before,
  * each succeeded: the client created OBJ_esp_content with foreign subjects, rolled up the bucket with
  * `Nats-Rollup: all`, and filled the disk without a bound. Now each is refused, and a feed of 200 documents
- * completes and is searchable after each. Also (issue 30.4): large documents fed on this stack leave the bucket
+ * completes and is searchable after each. Also: large documents fed on this stack leave the bucket
  * empty, and the feed logs no warning.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * `npm start` on its secured bus, as a user meets it (issues 30.4 and 31.7): a home made before (a 0644 file in a
+ * `npm start` on its secured bus, as a user meets it: a home made before (a 0644 file in a
  * 0755 folder) and everything the stack writes into it (index SQLite files, NATS store, logs, configuration) are
  * owner-only; the read-only XML-RPC methods need the admin secret; a feed of 200 documents, two of them over
  * 256 KiB, completes without a warning, is searchable, and leaves the content bucket empty.
@@ -89,7 +89,7 @@ describe('npm start: an owner-only home, reads behind the secret, large content 
         await admin.close();
       }
 
-      // reads need the secret (31.7): a local user who reaches the port learns nothing
+      // reads need the secret: a local user who reaches the port learns nothing
       const stack = JSON.parse(readFileSync(join(home, 'stack.json'), 'utf8')) as { processes: { name: string; xmlrpc_url?: string }[] };
       const nc = stack.processes.find((p) => p.name === 'node-controller')?.xmlrpc_url as string;
       await expect(xmlRpcCall(nc, 'GetProcessList', [], { secret: null })).rejects.toThrow(/HTTP 401/);
