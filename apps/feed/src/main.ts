@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { FeedingClient, type DocumentOutcome } from '@esp/content-client';
-import { cliStack, homeLine } from '@esp/cli-options';
+import { cliStackStarted, homeLine } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { SingleBar } from 'cli-progress';
@@ -14,7 +14,7 @@ import { InputTally, peakRssMb } from './input-tally';
 
 const argv = process.argv.slice(2);
 // the home and the stack, found before the working directory moves to where the user typed the command
-const where = cliStack(argv, process.env, 'client', 'feed');
+const where = await cliStackStarted(argv, process.env, 'client', 'feed', (m) => process.stderr.write(`feed: ${m}\n`));
 process.chdir(where.cwd);
 const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {

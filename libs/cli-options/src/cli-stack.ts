@@ -16,9 +16,10 @@
  * - No fallback to an unknown server: without a stack in the home, --nats or $NATS_URL, there is nothing to connect
  *   to, and the command says so instead of trying nats://127.0.0.1:4222 (anyone's server could listen there).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { stackEnv } from './stack-env';
+import { stackState } from './stack-state';
 
 export type HomeSource = '--home' | '$ESP_HOME' | 'default';
 
@@ -44,6 +45,8 @@ export interface NoStack {
   from: HomeSource;
   /** What to tell the user: that no stack was found, and how to start one or point at one. */
   message: string;
+  /** The home's launcher runs and has no NATS server yet: cliStackStarted waits for it. */
+  starting?: boolean;
   /** The environment as given (to parse the command line with, e.g. for --help). */
   env: NodeJS.ProcessEnv;
 }
@@ -80,17 +83,6 @@ export function cliHome(argv: readonly string[], env: NodeJS.ProcessEnv, script?
   return { home: resolve('.esp'), from: 'default', cwd };
 }
 
-function stackNatsOf(home: string): string | undefined {
-  const file = join(home, 'stack.json');
-  if (!existsSync(file)) return undefined;
-  try {
-    const nats = (JSON.parse(readFileSync(file, 'utf8')) as { nats?: unknown }).nats;
-    return typeof nats === 'string' && nats ? nats : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The paths of credential and TLS files given in the environment, relative to the user's directory. */
 const FILE_VARS = ['NATS_PASSWORD_FILE', 'NATS_NKEY', 'NATS_CREDS', 'NATS_CA', 'NATS_CERT', 'NATS_KEY'];
 
@@ -99,9 +91,20 @@ export function cliStack(argv: readonly string[], env: NodeJS.ProcessEnv, identi
   const { home, from, cwd } = cliHome(argv, env, script);
   const base: NodeJS.ProcessEnv = { ...env };
   for (const k of FILE_VARS) if (base[k]) base[k] = resolve(cwd, base[k] as string);
-  const stackNats = stackNatsOf(home);
+  const stack = stackState(home);
   const flag = optionValue(argv, 'nats');
-  const natsFrom = flag ? '--nats' : env['NATS_URL'] ? '$NATS_URL' : stackNats ? 'stack.json' : undefined;
+  const named = flag ? '--nats' : env['NATS_URL'] ? '$NATS_URL' : undefined;
+  const start = 'start it with `npm start`' + (from === 'default' ? '' : ` -- --home ${home}`);
+  // a stack that is not running has no server to wait for: say so at once (unless a server was named)
+  if (!named && (stack.state === 'stopped' || stack.state === 'gone')) {
+    const why = stack.state === 'stopped' ? `stopped${stack.stoppedAt ? ` (at ${stack.stoppedAt})` : ''}` : `not running: its launcher (pid ${stack.launcherPid}) is gone`;
+    return { kind: 'no-stack', env: base, cwd, home, from, message: `the stack of ${home} is ${why}; ${start}` };
+  }
+  if (!named && stack.state === 'starting' && !stack.nats) {
+    return { kind: 'no-stack', env: base, cwd, home, from, starting: true, message: `the stack of ${home} is starting (launcher pid ${stack.launcherPid}) and has no NATS server yet; try again once \`npm start\` says it runs, or give it longer with --wait-for-nats <s>` };
+  }
+  const stackNats = stack.nats;
+  const natsFrom = named ?? (stackNats ? 'stack.json' : undefined);
   if (!natsFrom) {
     const which = from === 'default' ? `${home} (the default home; --home <dir> or $ESP_HOME name another)` : `${home} (from ${from})`;
     return {
@@ -117,6 +120,26 @@ export function cliStack(argv: readonly string[], env: NodeJS.ProcessEnv, identi
     };
   }
   return { kind: 'stack', cwd, home, from, stackNats, natsFrom, env: stackEnv(base, identity, { home, argv }) };
+}
+
+/**
+ * cliStack, waiting while the home's stack is starting and has no NATS server yet (up to --wait-for-nats, saying so
+ * once through `onWaiting`): a command typed right after `npm start` connects to the server this start runs, never
+ * to the one a stack.json of the run before named. --help never waits.
+ */
+export async function cliStackStarted(argv: readonly string[], env: NodeJS.ProcessEnv, identity: 'client' | 'admin', script: string | undefined, onWaiting?: (message: string) => void): Promise<CliStack | NoStack> {
+  let where = cliStack(argv, env, identity, script);
+  if (where.kind === 'stack' || !where.starting || argv.includes('--help') || argv.includes('-h')) return where;
+  const ms = waitForNatsMs(optionValue(argv, 'wait-for-nats'));
+  const waitMs = typeof ms === 'number' ? ms : DEFAULT_WAIT_FOR_NATS_S * 1000;
+  if (waitMs > 0) onWaiting?.(`the stack of ${where.home} is starting: waiting up to ${waitMs / 1000} s for its NATS server; --wait-for-nats sets how long`);
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    where = cliStack(argv, env, identity, script);
+    if (where.kind === 'stack' || !where.starting) return where;
+  }
+  return where;
 }
 
 /** The one line that says which home and server a command uses. */

@@ -17,4 +17,5 @@ export { stopOnSignals, type StopLog, type StopOnSignalsOptions } from './stop-o
 export { useNonIncrementalMarking } from './gc-mode';
 export { entryNodeArgs, builtEntry } from './entry-command';
 export { stackEnv } from './stack-env';
-export { cliStack, cliHome, homeLine, optionValue, userCwd, STACK_HELP, STACK_OPTIONS, DEFAULT_WAIT_FOR_NATS_S, waitForNatsMs, type CliStack, type NoStack, type HomeSource } from './cli-stack';
+export { stackState, type StackState, type StackStateName } from './stack-state';
+export { cliStack, cliStackStarted, cliHome, homeLine, optionValue, userCwd, STACK_HELP, STACK_OPTIONS, DEFAULT_WAIT_FOR_NATS_S, waitForNatsMs, type CliStack, type NoStack, type HomeSource } from './cli-stack';

@@ -15,7 +15,14 @@ export function metaSubject(bucket: string, name: string): string {
   return `$O.${bucket}.M.${base64UrlPadded(Buffer.from(name, 'utf8').toString('base64'))}`;
 }
 
+/** A chunk id as the object store writes them (a nuid): one subject token, no wildcard, nothing else. */
+export function isChunkId(id: unknown): id is string {
+  return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id);
+}
+
+/** The subject of an object's chunks. Refuses an id that is not one token: a description is anyone's writing. */
 export function chunkSubject(bucket: string, nuid: string): string {
+  if (!isChunkId(nuid)) throw new Error(`not a chunk id: ${JSON.stringify(nuid).slice(0, 80)}`);
   return `$O.${bucket}.C.${nuid}`;
 }
 

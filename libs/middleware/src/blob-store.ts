@@ -3,7 +3,7 @@ import { DEFAULT_CONTENT_BUCKET, type ContentRef } from '@esp/interfaces';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { chunkSubject, metaSubject, putObject } from './blob-put';
+import { chunkSubject, isChunkId, metaSubject, putObject } from './blob-put';
 import { contentStreamConfig, contentStreamName, SECURITY_FIELDS, streamDifferences, DEFAULT_BLOB_TTL_MS } from './content-stream';
 
 export interface BlobStoreOptions {
@@ -132,28 +132,42 @@ export class BlobStore {
    */
   async get(ref: ContentRef, opts: { maxBytes?: number } = {}): Promise<Uint8Array> {
     if (opts.maxBytes !== undefined && ref.size > opts.maxBytes) throw new BlobError('too_large', `object "${ref.name}" has ${ref.size} bytes, over the limit of ${opts.maxBytes}`);
-    let result;
+    // read by direct gets, message by message: a reader needs no consumer (and so no consumer API, whose push
+    // consumers deliver to a subject of the creator's choosing, past its publish permissions)
+    const stream = contentStreamName(this.bucket);
+    const fetchMsg = async (query: { last_by_subj: string } | { next_by_subj: string; seq: number }) => {
+      try {
+        return await this.jsm.direct.getMessage(stream, query);
+      } catch (err) {
+        if (/no message found|not found/i.test((err as Error).message)) return null;
+        throw new BlobError('store_unavailable', `cannot fetch object "${ref.name}" from "${this.bucket}": ${(err as Error).message}`, { cause: err });
+      }
+    };
+    const meta = await fetchMsg({ last_by_subj: metaSubject(this.bucket, ref.name) });
+    let info: { size?: unknown; chunks?: unknown; nuid?: unknown; deleted?: unknown } | undefined;
     try {
-      result = await this.os.get(ref.name);
-    } catch (err) {
-      throw new BlobError('store_unavailable', `cannot fetch object "${ref.name}" from "${this.bucket}": ${(err as Error).message}`, { cause: err });
+      info = meta && meta.data.length ? meta.json() : undefined;
+    } catch {
+      info = undefined;
     }
-    if (!result) throw new BlobError('not_found', `object "${ref.name}" is not in bucket "${this.bucket}" (deleted, or expired by the bucket's TTL)`);
-    if (result.info.size !== ref.size) {
-      await result.data.cancel().catch(() => undefined);
-      throw new BlobError('size_mismatch', `object "${ref.name}" has ${result.info.size} bytes, the reference says ${ref.size}`);
-    }
+    if (!info || info.deleted === true) throw new BlobError('not_found', `object "${ref.name}" is not in bucket "${this.bucket}" (deleted, or expired by the bucket's TTL)`);
+    if (info.size !== ref.size) throw new BlobError('size_mismatch', `object "${ref.name}" has ${String(info.size)} bytes, the reference says ${ref.size}`);
+    const chunks = typeof info.chunks === 'number' && Number.isInteger(info.chunks) && info.chunks >= 0 ? info.chunks : -1;
+    if (chunks < 0 || !isChunkId(info.nuid)) throw new BlobError('digest_mismatch', `object "${ref.name}": its description is not one the store writes`);
+    const subject = chunkSubject(this.bucket, info.nuid);
     const out = new Uint8Array(ref.size);
     const hash = createHash('sha256');
     let at = 0;
-    for await (const chunk of result.data as unknown as AsyncIterable<Uint8Array>) {
-      if (at + chunk.length > out.length) throw new BlobError('size_mismatch', `object "${ref.name}" delivered more than its ${ref.size} bytes`);
-      out.set(chunk, at);
-      hash.update(chunk);
-      at += chunk.length;
+    let seq = 0;
+    for (let i = 0; i < chunks; i++) {
+      const m = await fetchMsg({ next_by_subj: subject, seq: seq + 1 });
+      if (!m) throw new BlobError('not_found', `object "${ref.name}": chunk ${i + 1} of ${chunks} is gone (deleted, or expired by the bucket's TTL)`);
+      seq = m.seq;
+      if (at + m.data.length > out.length) throw new BlobError('size_mismatch', `object "${ref.name}" delivered more than its ${ref.size} bytes`);
+      out.set(m.data, at);
+      hash.update(m.data);
+      at += m.data.length;
     }
-    const failed = await result.error;
-    if (failed) throw new BlobError('store_unavailable', `fetching object "${ref.name}" failed: ${failed.message}`, { cause: failed });
     if (at !== ref.size) throw new BlobError('size_mismatch', `object "${ref.name}" delivered ${at} of its ${ref.size} bytes`);
     const digest = sha256Digest(hash);
     if (!sameDigest(digest, ref.digest)) throw new BlobError('digest_mismatch', `object "${ref.name}": digest ${digest} is not the reference's ${ref.digest}`);
@@ -172,7 +186,9 @@ export class BlobStore {
       let nuid: string | undefined;
       try {
         const m = await this.jsm.streams.getMessage(stream, { last_by_subj: meta });
-        nuid = m ? (m.json<{ nuid?: string }>().nuid ?? undefined) : undefined;
+        const id = m && m.data.length ? (m.json<{ nuid?: unknown }>().nuid ?? '') : undefined;
+        // a description is anyone's writing: only a chunk id names chunks (never a wildcard, which would purge all)
+        nuid = id === undefined ? undefined : isChunkId(id) ? id : '';
       } catch (err) {
         if (!/no message found|not found/i.test((err as Error).message)) throw err;
       }

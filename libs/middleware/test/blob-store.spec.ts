@@ -54,6 +54,17 @@ describe('blob store on one nats-server with JetStream', () => {
     await expect(store.get(ref)).rejects.toBeInstanceOf(BlobError);
   });
 
+  it('a description naming a wildcard as its chunks neither reads nor deletes other objects (delete purges only its own subjects)', async () => {
+    const store = await a.blobs();
+    const victim = await store.put('doc/victim', new Uint8Array(200_000).fill(3));
+    // anyone who may add objects writes descriptions: one whose chunk id is ">" would name every chunk of the bucket
+    const hostile = { name: 'doc/hostile', bucket: 'esp_content', nuid: '>', size: 200_000, chunks: 2, digest: victim.digest };
+    await a.nc.request(`$O.esp_content.M.${Buffer.from('doc/hostile').toString('base64').replace(/\+/g, '-').replace(/\//g, '_')}`, JSON.stringify(hostile));
+    await expect(store.get({ ...victim, name: 'doc/hostile' })).rejects.toMatchObject({ code: 'digest_mismatch' });
+    await store.delete('doc/hostile');
+    expect(Buffer.from(await store.get(victim)).equals(Buffer.alloc(200_000, 3))).toBe(true);
+  });
+
   it('delete removes the object: a fetch then says not_found, and the bucket lists nothing of it', async () => {
     const store = await a.blobs();
     const ref = await store.put('doc/to-delete', new Uint8Array(300_000).fill(7));

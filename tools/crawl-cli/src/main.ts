@@ -8,7 +8,7 @@
  *   npm run crawl -- delete --collection web
  *   npm run crawl -- --help
  */
-import { cliStack, homeLine } from '@esp/cli-options';
+import { cliStackStarted, homeLine } from '@esp/cli-options';
 import { crawlAdminAor, crawlAdminSubject } from '@esp/crawl-bus';
 import { crawlAdminInterface, type CrawlStatus, type ProxyOf } from '@esp/interfaces';
 import { createLogger } from '@esp/logging';
@@ -18,7 +18,7 @@ import { activity, heldText, nothingFetched, progressLine, reasons, summaryJson,
 
 // the operator's identity of the stack npm start runs, unless flags or the environment give credentials
 const argv = process.argv.slice(2);
-const where = cliStack(argv, process.env, 'admin', 'crawl');
+const where = await cliStackStarted(argv, process.env, 'admin', 'crawl', (m) => process.stderr.write(`crawl: ${m}\n`));
 process.chdir(where.cwd);
 const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {

@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@esp/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireHomeLock, HomeInUse, LOCK_FILE, procStart, sameProcessAlive, type HomeLock } from './home-lock';
+import { acquireHomeLock, HomeInUse, HomeNotOurs, isNatsServerOn, LOCK_FILE, procStart, sameProcessAlive, type HomeLock } from './home-lock';
 
 /** The pid of a process that has exited (and been reaped). */
 const deadPid = (): number => Number(spawnSync('/bin/sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
@@ -45,7 +45,8 @@ describe('the home lock', () => {
     const natsPid = leftover.pid as number;
     const stale = { pid: deadPid(), started_at: '2026-01-01T00:00:00.000Z', nats_pid: natsPid, nats_proc_start: procStart(natsPid) };
     writeFileSync(join(home, LOCK_FILE), JSON.stringify(stale));
-    lock = acquireHomeLock(home);
+    // a sleep stands in for the nats-server here; the real check reads its command line (below)
+    lock = acquireHomeLock(home, { isLeftoverNats: (pid) => pid === natsPid });
     expect(lock.tookOver).toMatchObject({ pid: stale.pid });
     expect(lock.stoppedNats).toBe(natsPid);
     await waitFor(() => leftover.exitCode !== null || leftover.signalCode !== null, { timeoutMs: 5000, what: 'the leftover stopped' });
@@ -73,5 +74,36 @@ describe('the home lock', () => {
     writeFileSync(join(home, LOCK_FILE), JSON.stringify({ pid: 1, started_at: 'x' }));
     lock.release();
     expect(existsSync(join(home, LOCK_FILE))).toBe(true);
+  });
+
+  it('a lock naming a process that is not a nats-server on this store stops nothing (a lock file is data, not an order)', () => {
+    const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const pid = bystander.pid as number;
+    try {
+      writeFileSync(join(home, LOCK_FILE), JSON.stringify({ pid: deadPid(), started_at: 'x', nats_pid: pid, nats_proc_start: procStart(pid) }));
+      lock = acquireHomeLock(home);
+      expect(lock.tookOver).toMatchObject({ nats_pid: pid });
+      expect(lock.stoppedNats).toBeUndefined();
+      expect(sameProcessAlive(pid, procStart(pid))).toBe(true);
+      expect(isNatsServerOn(pid, join(home, 'nats'))).toBe(false);
+    } finally {
+      bystander.kill('SIGKILL');
+    }
+  });
+
+  it('a home or a lock of another user is refused (home_not_ours), and nothing in it is acted on', () => {
+    // the tests run as root (CI does): chown makes the files another user's
+    const other = mkdtempSync(join(tmpdir(), 'esp-lock-other-'));
+    try {
+      writeFileSync(join(other, LOCK_FILE), JSON.stringify({ pid: deadPid(), started_at: 'x' }));
+      chownSync(join(other, LOCK_FILE), 65534, 65534);
+      expect(() => acquireHomeLock(other)).toThrow(HomeNotOurs);
+      expect(existsSync(join(other, LOCK_FILE))).toBe(true);
+      rmSync(join(other, LOCK_FILE));
+      chownSync(other, 65534, 65534);
+      expect(() => acquireHomeLock(other)).toThrow(/belongs to uid 65534.*\[home_not_ours\]/);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 });

@@ -25,6 +25,26 @@ export class HomeInUse extends Error {
   }
 }
 
+/** The home, or its lock, belongs to another user: a launcher neither takes over nor acts on another user's files. */
+export class HomeNotOurs extends Error {
+  override readonly name = 'HomeNotOurs';
+  readonly code = 'home_not_ours';
+}
+
+/**
+ * Whether `pid` is a nats-server running on the store `storeDir` (its command line, Linux /proc): only such a
+ * process is stopped as a dead launcher's leftover. A lock file is data; the pid in it could name anything.
+ */
+export function isNatsServerOn(pid: number, storeDir: string): boolean {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const sd = args.indexOf('-sd');
+    return /(^|\/)nats-server$/.test(args[0] ?? '') && sd > 0 && args[sd + 1] === storeDir;
+  } catch {
+    return false;
+  }
+}
+
 export interface LockContent {
   pid: number;
   /** The kernel's start time of the pid (Linux /proc), so that a pid reused by another process is not taken for the launcher. */
@@ -82,6 +102,8 @@ export interface HomeLock {
 export interface AcquireOptions {
   /** Stops a nats-server a dead launcher left on the store (default: SIGTERM, then SIGKILL after 10 s; waits). */
   stopLeftover?: (pid: number, start: string | undefined) => void;
+  /** Whether a leftover pid is the dead launcher's nats-server on this home's store (default: isNatsServerOn <home>/nats). */
+  isLeftoverNats?: (pid: number) => boolean;
   now?: () => Date;
 }
 
@@ -93,6 +115,12 @@ export interface AcquireOptions {
  */
 export function acquireHomeLock(home: string, opts: AcquireOptions = {}): HomeLock {
   const path = join(home, LOCK_FILE);
+  const uid = process.getuid?.();
+  const owner = (p: string): number | undefined => statSync(p, { throwIfNoEntry: false })?.uid;
+  const homeOwner = owner(home);
+  if (uid !== undefined && homeOwner !== undefined && homeOwner !== uid) {
+    throw new HomeNotOurs(`${home} belongs to uid ${homeOwner}, not to this user (uid ${uid}): npm start runs only in a home of its own user (--home <dir>) [home_not_ours]`);
+  }
   const mine: LockContent = { pid: process.pid, proc_start: procStart(process.pid), started_at: (opts.now?.() ?? new Date()).toISOString() };
   const tmp = `${path}.${process.pid}`;
   const write = (c: LockContent) => {
@@ -110,6 +138,10 @@ export function acquireHomeLock(home: string, opts: AcquireOptions = {}): HomeLo
     } catch (err) {
       unlinkSync(tmp);
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const lockOwner = owner(path);
+    if (uid !== undefined && lockOwner !== undefined && lockOwner !== uid) {
+      throw new HomeNotOurs(`the lock ${path} belongs to uid ${lockOwner}, not to this user (uid ${uid}): it is not a lock this user's launcher wrote; remove it if you know where it comes from [home_not_ours]`);
     }
     const held = readLock(path);
     if (held && sameProcessAlive(held.pid, held.proc_start)) {
@@ -149,7 +181,7 @@ export function acquireHomeLock(home: string, opts: AcquireOptions = {}): HomeLo
       continue;
     }
     tookOver = moved ?? held;
-    if (tookOver?.nats_pid && sameProcessAlive(tookOver.nats_pid, tookOver.nats_proc_start)) {
+    if (tookOver?.nats_pid && sameProcessAlive(tookOver.nats_pid, tookOver.nats_proc_start) && (opts.isLeftoverNats ?? ((pid) => isNatsServerOn(pid, join(home, 'nats'))))(tookOver.nats_pid)) {
       (opts.stopLeftover ?? stopProcess)(tookOver.nats_pid, tookOver.nats_proc_start);
       stoppedNats = tookOver.nats_pid;
     }

@@ -115,6 +115,16 @@ const { fillProfile, getProcessList } = await import('./node-control');
 const { StartAborted, Supervisor } = await import('./supervisor');
 if (lock.tookOver) say(`took over the lock of launcher pid ${lock.tookOver.pid} (started ${lock.tookOver.started_at}), which is gone${lock.stoppedNats ? `; the nats-server it left running on the store (pid ${lock.stoppedNats}) was stopped` : ''}`);
 
+// stack.json as soon as the home is ours, so that a command started now never reads the run before's (its NATS URL
+// may be another port): 'starting', then with the NATS URL, 'running' once every process is ready, 'stopped' at the
+// stop (@esp/cli-options stack-state.ts reads it, with the launcher's pid)
+const stackFile = join(home, 'stack.json');
+const startedAt = new Date().toISOString();
+let stackStateNow: 'starting' | 'running' | 'stopped' = 'starting';
+const writeStackFile = (fields: Record<string, unknown>): void =>
+  writeFileSync(stackFile, JSON.stringify({ state: stackStateNow, launcher_pid: process.pid, started_at: startedAt, home, ...fields }, null, 2) + '\n');
+writeStackFile({});
+
 // every process started from here (and the node controller's processes, which inherit the environment) checks and
 // sends the same admin secret
 const secret = ensureAdminSecretFile(home);
@@ -140,6 +150,7 @@ try {
   process.exit(1);
 }
 lock.recordNats(nats.started?.pid);
+writeStackFile({ nats: nats.url });
 say(`NATS at ${nats.url} (${nats.source === 'started' ? `started here, data in ${join(home, 'nats')}` : nats.source})`);
 try {
   // the stack's streams, before any role opens them: no role but admin may create one (bus/jetstream-setup.ts)
@@ -194,10 +205,7 @@ const describe = () => {
   const node = rows.map((r) => ({ name: r.name, pid: r.pid, ...(urls.has(r.name) ? { xmlrpc_url: urls.get(r.name) } : {}), restarts: r.restarts, state: r.state, node_controller: 'node-controller' }));
   return [...own, ...node];
 };
-const writeStack = () => {
-  const stack = { nats: nats.url, started_at: new Date().toISOString(), home, profile: profileFile, processes: describe() };
-  writeFileSync(join(home, 'stack.json'), JSON.stringify(stack, null, 2) + '\n');
-};
+const writeStack = () => writeStackFile({ nats: nats.url, profile: profileFile, processes: describe() });
 supervisor.onChange = writeStack;
 
 let stopping = false;
@@ -209,6 +217,8 @@ const stop = async (signal: string, code = 0) => {
   say(`${signal}: stopping in order`);
   await supervisor.stopAll();
   await nats.started?.stop();
+  stackStateNow = 'stopped';
+  writeStackFile({ nats: nats.url, stopped_at: new Date().toISOString(), processes: [] });
   lock.release();
   say('stopped');
   process.exit(code);
@@ -257,6 +267,7 @@ try {
   await stop('start failed', 1);
   await new Promise(() => undefined);
 }
+stackStateNow = 'running';
 writeStack();
 say('running:');
 for (const p of describe()) say(`  ${p.name.padEnd(22)} pid ${String(p.pid).padEnd(8)}${p.xmlrpc_url ? ` XML-RPC ${p.xmlrpc_url}` : ''}`);

@@ -114,6 +114,11 @@ const PUBLISH: Array<[BusRole, string, Expect]> = [
   ['item-processor', OBJ.coreSession, 'allowed'],
   ['item-processor', 'esp.raw.ppp.procserver-liveness.0', 'allowed'],
   ['item-processor', '$JS.API.STREAM.MSG.GET.OBJ_esp_content', 'allowed'],
+  // no consumers on the content stream for anyone: a push consumer delivers any stored message to a subject of its
+  // creator's choosing (the crawl administration, say), past the creator's own publish permissions
+  ...(['item-processor', 'indexer', 'client', 'node-scheduler', 'content-distributor'] as const).flatMap((r) =>
+    ['$JS.API.CONSUMER.CREATE.OBJ_esp_content', '$JS.API.CONSUMER.CREATE.OBJ_esp_content.c.$O.esp_content.C.x'].map((s): [BusRole, string, Expect] => [r, s, 'denied']),
+  ),
   ['item-processor', W.dispatcher, 'denied'],
   ['item-processor', W.dispatcherNode, 'denied'],
   ['item-processor', W.indexing, 'denied'],

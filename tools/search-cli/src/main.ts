@@ -6,13 +6,13 @@
  *   npm run -s search -- --help
  */
 import { INDEX_SEARCH_NAME, ResolveException, searchInterface } from '@esp/interfaces';
-import { cliStack, homeLine } from '@esp/cli-options';
+import { cliStackStarted, homeLine } from '@esp/cli-options';
 import { createLogger } from '@esp/logging';
 import { Middleware } from '@esp/middleware';
 import { formatJson, formatText, parseCli } from './cli';
 
 const argv = process.argv.slice(2);
-const where = cliStack(argv, process.env, 'client', 'search');
+const where = await cliStackStarted(argv, process.env, 'client', 'search', (m) => process.stderr.write(`search: ${m}\n`));
 process.chdir(where.cwd);
 const cli = parseCli(argv, where.env);
 if (cli.kind === 'help') {

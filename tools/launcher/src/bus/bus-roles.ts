@@ -62,13 +62,18 @@ const objects = (...types: string[]): string[] => types.map(objectsOfType);
 const names = (prefix: string): string => `${nameWriteSubject(prefix)}.>`;
 
 /** The JetStream API of one stream, as far as reading it goes (info, consumers, message gets). */
+function streamGets(stream: string): string[] {
+  return ['$JS.API.INFO', `$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.DIRECT.GET.${stream}`, `$JS.API.DIRECT.GET.${stream}.>`];
+}
+
+/**
+ * Consumers of one stream: the name server's KV watch only. A push consumer delivers to a subject its creator
+ * chooses, which JetStream does not check against the creator's publish permissions: whoever may create one can
+ * send any stored message to any subject. So the content roles read by direct gets (blob-store.ts) and get none.
+ */
 function streamReads(stream: string): string[] {
   return [
-    '$JS.API.INFO',
-    `$JS.API.STREAM.INFO.${stream}`,
-    `$JS.API.STREAM.MSG.GET.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}.>`,
+    ...streamGets(stream),
     `$JS.API.CONSUMER.CREATE.${stream}`,
     `$JS.API.CONSUMER.CREATE.${stream}.>`,
     `$JS.API.CONSUMER.INFO.${stream}.>`,
@@ -101,7 +106,7 @@ function contentAdd(bucket: string): string[] {
 
 /** Reading objects (the processing roles: they fetch what a client checked in). */
 function contentRead(bucket: string): string[] {
-  return [...contentOpen(bucket), ...streamReads(`OBJ_${bucket}`)];
+  return [...contentOpen(bucket), ...streamGets(`OBJ_${bucket}`)];
 }
 
 /** Reading, adding, replacing and deleting objects (a delete purges the object's subjects). */
