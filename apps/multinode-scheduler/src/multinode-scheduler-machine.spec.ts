@@ -44,6 +44,19 @@ describe('multinode scheduler', () => {
     ]);
   });
 
+  it('a registering node learns a suspended collection is suspended (a suspension outlives a restart of either side)', () => {
+    const r = rig();
+    r.m.addCollection('web', dspec);
+    r.m.suspend('web');
+    r.take();
+    r.init(A, 'n1');
+    expect(r.take().map((o) => [o.msg.command, 'state' in o.msg ? o.msg.state : undefined])).toEqual([
+      ['CMD_ADM_CONF_ADD', undefined],
+      ['CMD_ADM_CONF_SUSPEND', 4],
+      ['CMD_UM_ASK_ROUTE', undefined],
+    ]);
+  });
+
   it('3.2.5.9 / 3.2.5.10 - routing waits for CMD_UM_LAST_ROUTE; routes a node reports are kept (a restarted scheduler re-learns them)', () => {
     const r = rig();
     r.m.addCollection('web', dspec, ['http://127.0.0.1:8001/', 'http://127.0.0.1:8002/']);

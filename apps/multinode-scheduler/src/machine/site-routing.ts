@@ -50,13 +50,16 @@ export class SiteRouting {
   /**
    * A node registered: per collection it gets the configuration and every route made so far, and is asked for the
    * ones it already crawls by (a node that outlived a restart of this scheduler has some); routing of the
-   * collection waits for its CMD_UM_LAST_ROUTE so that no site gets a second node.
+   * collection waits for its CMD_UM_LAST_ROUTE so that no site gets a second node. A suspended collection's state
+   * follows its configuration (CMD_ADM_CONF_SUSPEND), so that a suspension outlives a restart of either scheduler.
    */
   greet(address: string, nodeId: string): void {
     const { collections, clock, send } = this.deps;
     for (const [name, c] of collections.entries()) {
       if (c.removing) continue;
       send(address, { command: 'CMD_ADM_CONF_ADD', dspecName: name, dspec: c.dspec, epoch: c.epoch }, 1);
+      // a node holds a collection ACTIVE once added (and after its own restart): a suspension must reach it again
+      if (c.state !== FSCMT_CONF_STATES.ACTIVE) send(address, { command: 'CMD_ADM_CONF_SUSPEND', dspecName: name, state: c.state }, 1);
       for (const [site, owner] of c.routes) this.sendRoute(address, name, owner, site);
       send(address, { command: 'CMD_UM_ASK_ROUTE', dspecName: name }, 1);
       c.awaitingRoutes.set(nodeId, clock.now() + ASK_ROUTE_WAIT_MS);
