@@ -16,6 +16,8 @@ import { BUS_ROLES, type BusRole } from '../src/bus/bus-roles';
 
 /** The item processors with users of their own, besides `item-processor`. */
 export const PROCESSORS = ['item-processor-1', 'item-processor-2'] as const;
+/** Feed clients with users of their own (the client role), besides the shared `client`. */
+export const FEED_USERS = ['alice', 'bob'] as const;
 import { natsServerConfig } from '../src/bus/nats-config';
 
 export class SecuredBus {
@@ -35,11 +37,12 @@ export class SecuredBus {
     const keyFile = join(dir, 'server-key.pem');
     writeFileSync(certFile, cert);
     writeFileSync(keyFile, key, { mode: 0o600 });
-    const passwords = new Map<string, string>([...BUS_ROLES, ...PROCESSORS].map((r) => [r, randomBytes(18).toString('base64url')] as const));
+    const passwords = new Map<string, string>([...BUS_ROLES, ...PROCESSORS, ...FEED_USERS].map((r) => [r, randomBytes(18).toString('base64url')] as const));
     const config = natsServerConfig({
       users: [
         ...BUS_ROLES.map((role) => ({ role, user: role, password: passwords.get(role) as string })),
         ...PROCESSORS.map((user) => ({ role: 'item-processor' as const, user, password: passwords.get(user) as string })),
+        ...FEED_USERS.map((user) => ({ role: 'client' as const, user, password: passwords.get(user) as string })),
       ],
       tls: { certFile, keyFile },
     });

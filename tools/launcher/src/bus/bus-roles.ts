@@ -125,6 +125,14 @@ function crawlPeer(role: 'mns' | 'ns' | 'dup' | 'tcp'): { publish: string[]; sub
   return { publish: [`${fscmt}.>`], subscribe: [`${fscmt}.*.${role}.>`] };
 }
 
+/**
+ * The id prefix of the callback objects a feed user activates: `feed-callback/<user>`, each segment a subject token,
+ * so a permission can give a user its own callback objects only (the shared `client` user keeps every callback).
+ */
+export function feedCallbackIdPrefix(user: string): string {
+  return `feed-callback/${user}`;
+}
+
 /** Only an operator calls a crawl cluster's administration. */
 const CRAWL_ADMIN = `${RawBus.subject('fscmt')}.*.mns.*.admin`;
 const LIVENESS = `${RawBus.subject('ppp', 'procserver-liveness')}.>`;
@@ -215,7 +223,9 @@ function rolePermissions(role: BusRole, opts: BusPermissionOptions): BusPermissi
     }
     case 'client': {
       const feed = clientRole(bucket);
-      return own(feed.publish, feed.subscribe);
+      // a per-client user (not the shared `client`) hears its own callback objects only
+      const user = opts.user ?? role;
+      return own(feed.publish, user === role ? feed.subscribe : [objectsWithIdPrefix(T.callback, feedCallbackIdPrefix(user))]);
     }
   }
 }
