@@ -19,7 +19,7 @@ Inputs:
   files, bad or too deeply nested JSON lines, repeated ids) are input errors: listed, not fed, the run goes on.
 
 Options:
-  --collection <name>     collection to feed (required)
+  -c, --collection <name> collection to feed (required)
   --batch-size <n>        operations per batch (default: 100)
   --batch-bytes <size>    bytes per batch at most (default and upper bound: the connection's max_payload)
   --inline-max-bytes <size>
@@ -92,7 +92,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Cli {
     args: argv,
     allowPositionals: true,
     options: {
-      collection: { type: 'string' },
+      collection: { type: 'string', short: 'c' },
       ...STACK_OPTIONS,
       ...NATS_SECURITY_OPTIONS,
       'batch-size': { type: 'string' },

@@ -115,6 +115,17 @@ const { fillProfile, getProcessList } = await import('./node-control');
 const { StartAborted, Supervisor } = await import('./supervisor');
 if (lock.tookOver) say(`took over the lock of launcher pid ${lock.tookOver.pid} (started ${lock.tookOver.started_at}), which is gone${lock.stoppedNats ? `; the nats-server it left running on the store (pid ${lock.stoppedNats}) was stopped` : ''}`);
 
+const profileFile = join(home, 'node.json');
+const profileTemplate = values.profile ? resolve(userCwd(process.env, 'start'), values.profile) : resolve(DEFAULT_PROFILE);
+// checked before anything starts (no NATS, no streams for a profile that cannot run); written with the config server's URL once it runs
+try {
+  withCrawlNodes(fillProfile(profileTemplate, {}), crawlNodes);
+} catch (err) {
+  say(`cannot read the node profile: ${(err as Error).message}`);
+  process.exit(2);
+}
+
+
 // stack.json as soon as the home is ours, so that a command started now never reads the run before's (its NATS URL
 // may be another port): 'starting', then with the NATS URL, 'running' once every process is ready, 'stopped' at the
 // stop (@esp/cli-options stack-state.ts reads it, with the launcher's pid)
@@ -139,7 +150,7 @@ try {
   // a user for each item processor of the profile (an unreadable profile is reported below, before anything starts)
   const processors = (): string[] => {
     try {
-      return processorNames(fillProfile(values.profile ? resolve(userCwd(process.env, 'start'), values.profile) : resolve(DEFAULT_PROFILE), {}));
+      return processorNames(fillProfile(profileTemplate, {}));
     } catch {
       return [...DEFAULT_PROCESSORS];
     }
@@ -175,16 +186,6 @@ if (!existsSync(pipelinesFile)) {
   mkdirSync(dirname(pipelinesFile), { recursive: true });
   writeFileSync(pipelinesFile, JSON.stringify(DEFAULT_PIPELINES, null, 2) + '\n');
 }
-const profileFile = join(home, 'node.json');
-const profileTemplate = values.profile ? resolve(userCwd(process.env, 'start'), values.profile) : resolve(DEFAULT_PROFILE);
-// checked before anything starts; written with the config server's URL once it runs
-try {
-  withCrawlNodes(fillProfile(profileTemplate, {}), crawlNodes);
-} catch (err) {
-  say(`cannot read the node profile: ${(err as Error).message}`);
-  process.exit(2);
-}
-
 // every app (and the node controller's apps, which inherit its environment) finds NATS through NATS_URL
 process.env['NATS_URL'] = nats.url;
 if (bus) process.env['NATS_CA'] = bus.caFile;
