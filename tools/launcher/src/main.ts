@@ -219,7 +219,7 @@ const stop = async (signal: string, code = 0) => {
   await supervisor.stopAll();
   await nats.started?.stop();
   stackStateNow = 'stopped';
-  writeStackFile({ nats: nats.url, stopped_at: new Date().toISOString(), processes: [] });
+  writeStackFile({ nats: nats.url, profile: profileFile, stopped_at: new Date().toISOString(), processes: describe() });
   lock.release();
   say('stopped');
   process.exit(code);
